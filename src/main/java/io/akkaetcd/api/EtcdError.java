@@ -1,0 +1,89 @@
+package io.akkaetcd.api;
+
+import io.grpc.Status;
+
+/**
+ * The one catalog of errors a client can see: etcd v3.5's gRPC code and exact text for each
+ * (api/v3rpc/rpctypes/error.go). Clients match on the text, so it must not change by a byte.
+ * Only {@link Status.Code#UNAVAILABLE} is retried by etcd's clients: it is for leader loss and
+ * timeouts, never for bad input.
+ */
+public enum EtcdError {
+  EMPTY_KEY(Status.Code.INVALID_ARGUMENT, "etcdserver: key is not provided"),
+  KEY_NOT_FOUND(Status.Code.INVALID_ARGUMENT, "etcdserver: key not found"),
+  VALUE_PROVIDED(Status.Code.INVALID_ARGUMENT, "etcdserver: value is provided"),
+  LEASE_PROVIDED(Status.Code.INVALID_ARGUMENT, "etcdserver: lease is provided"),
+  TOO_MANY_OPS(Status.Code.INVALID_ARGUMENT, "etcdserver: too many operations in txn request"),
+  DUPLICATE_KEY(Status.Code.INVALID_ARGUMENT, "etcdserver: duplicate key given in txn request"),
+  REQUEST_TOO_LARGE(Status.Code.INVALID_ARGUMENT, "etcdserver: request is too large"),
+  COMPACTED(Status.Code.OUT_OF_RANGE, "etcdserver: mvcc: required revision has been compacted"),
+  FUTURE_REV(Status.Code.OUT_OF_RANGE, "etcdserver: mvcc: required revision is a future revision"),
+  NO_SPACE(Status.Code.RESOURCE_EXHAUSTED, "etcdserver: mvcc: database space exceeded"),
+  TOO_MANY_REQUESTS(Status.Code.RESOURCE_EXHAUSTED, "etcdserver: too many requests"),
+
+  LEASE_NOT_FOUND(Status.Code.NOT_FOUND, "etcdserver: requested lease not found"),
+  LEASE_EXIST(Status.Code.FAILED_PRECONDITION, "etcdserver: lease already exists"),
+  LEASE_TTL_TOO_LARGE(Status.Code.OUT_OF_RANGE, "etcdserver: too large lease TTL"),
+
+  WATCH_CANCELED(Status.Code.CANCELLED, "etcdserver: watch canceled"),
+
+  MEMBER_EXIST(Status.Code.FAILED_PRECONDITION, "etcdserver: member ID already exist"),
+  PEER_URL_EXIST(Status.Code.FAILED_PRECONDITION, "etcdserver: Peer URLs already exists"),
+  MEMBER_NOT_ENOUGH_STARTED(Status.Code.FAILED_PRECONDITION,
+      "etcdserver: re-configuration failed due to not enough started members"),
+  MEMBER_BAD_URLS(Status.Code.INVALID_ARGUMENT, "etcdserver: given member URLs are invalid"),
+  MEMBER_NOT_FOUND(Status.Code.NOT_FOUND, "etcdserver: member not found"),
+  MEMBER_NOT_LEARNER(Status.Code.FAILED_PRECONDITION, "etcdserver: can only promote a learner member"),
+  LEARNER_NOT_READY(Status.Code.FAILED_PRECONDITION,
+      "etcdserver: can only promote a learner member which is in sync with leader"),
+  TOO_MANY_LEARNERS(Status.Code.FAILED_PRECONDITION, "etcdserver: too many learner members in cluster"),
+
+  NO_LEADER(Status.Code.UNAVAILABLE, "etcdserver: no leader"),
+  LEADER_CHANGED(Status.Code.UNAVAILABLE, "etcdserver: leader changed"),
+  TIMEOUT(Status.Code.UNAVAILABLE, "etcdserver: request timed out"),
+  NOT_CAPABLE(Status.Code.UNAVAILABLE, "etcdserver: not capable"),
+  STOPPED(Status.Code.UNAVAILABLE, "etcdserver: server stopped"),
+
+  ROOT_USER_NOT_EXIST(Status.Code.FAILED_PRECONDITION, "etcdserver: root user does not exist"),
+  ROOT_ROLE_NOT_EXIST(Status.Code.FAILED_PRECONDITION, "etcdserver: root user does not have root role"),
+  USER_ALREADY_EXIST(Status.Code.FAILED_PRECONDITION, "etcdserver: user name already exists"),
+  USER_EMPTY(Status.Code.INVALID_ARGUMENT, "etcdserver: user name is empty"),
+  USER_NOT_FOUND(Status.Code.FAILED_PRECONDITION, "etcdserver: user name not found"),
+  ROLE_ALREADY_EXIST(Status.Code.FAILED_PRECONDITION, "etcdserver: role name already exists"),
+  ROLE_NOT_FOUND(Status.Code.FAILED_PRECONDITION, "etcdserver: role name not found"),
+  ROLE_EMPTY(Status.Code.INVALID_ARGUMENT, "etcdserver: role name is empty"),
+  AUTH_FAILED(Status.Code.INVALID_ARGUMENT,
+      "etcdserver: authentication failed, invalid user ID or password"),
+  PERMISSION_NOT_GIVEN(Status.Code.INVALID_ARGUMENT, "etcdserver: permission not given"),
+  PERMISSION_DENIED(Status.Code.PERMISSION_DENIED, "etcdserver: permission denied"),
+  ROLE_NOT_GRANTED(Status.Code.FAILED_PRECONDITION, "etcdserver: role is not granted to the user"),
+  PERMISSION_NOT_GRANTED(Status.Code.FAILED_PRECONDITION,
+      "etcdserver: permission is not granted to the role"),
+  AUTH_NOT_ENABLED(Status.Code.FAILED_PRECONDITION, "etcdserver: authentication is not enabled"),
+  INVALID_AUTH_TOKEN(Status.Code.UNAUTHENTICATED, "etcdserver: invalid auth token"),
+  INVALID_AUTH_MGMT(Status.Code.INVALID_ARGUMENT, "etcdserver: invalid auth management");
+
+  private final Status.Code code;
+  private final String text;
+
+  EtcdError(Status.Code code, String text) {
+    this.code = code;
+    this.text = text;
+  }
+
+  public Status.Code code() {
+    return code;
+  }
+
+  public String text() {
+    return text;
+  }
+
+  public Status status() {
+    return Status.fromCode(code).withDescription(text);
+  }
+
+  public EtcdException exception() {
+    return new EtcdException(this);
+  }
+}

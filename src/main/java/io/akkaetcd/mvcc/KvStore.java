@@ -1,0 +1,112 @@
+package io.akkaetcd.mvcc;
+
+import com.google.protobuf.ByteString;
+import io.akkaetcd.proto.mvccpb.Event;
+import io.akkaetcd.proto.mvccpb.KeyValue;
+import java.util.List;
+
+/**
+ * The multi-version key-value store (etcd's mvcc.KV), persisted in LevelDB.
+ *
+ * <p>Threading: the read methods ({@link #range}, the revision getters, {@link #hashKV}) may be
+ * called from any thread at any time and never wait for the applier's I/O. Everything that writes
+ * ({@link #beginTxn}, {@link #commitBatch}, {@link #setAppliedIndex}, {@link #compact}) is confined to
+ * one thread at a time: the MVCC applier.
+ *
+ * <p>Invariants: {@code compactRevision() <= currentRevision()}; readers only ever see revisions
+ * of committed batches; the applied raft index is written in the same LevelDB write batch as the
+ * revisions it produced, so after a crash nothing is applied twice.
+ */
+public interface KvStore extends AutoCloseable {
+
+  /** The newest revision visible to readers (etcd's store revision; 1 on an empty store). */
+  long currentRevision();
+
+  /** The revision of the last compaction, 0 if never compacted. */
+  long compactRevision();
+
+  /** The raft index of the last applied entry, as persisted together with its effects. */
+  long appliedIndex();
+
+  /**
+   * Keys in {@code [key, rangeEnd)} at revision {@code rev} in ascending key order.
+   *
+   * <p>{@code rangeEnd} empty means the single key {@code key}; {@code rangeEnd == "\0"} means
+   * every key {@code >= key} (and with {@code key == "\0"} every key). {@code rev <= 0} means the
+   * current revision. {@code limit <= 0} means no limit. {@code countOnly} skips reading values.
+   *
+   * @throws io.akkaetcd.api.EtcdException COMPACTED if {@code 0 < rev < compactRevision()},
+   *     FUTURE_REV if {@code rev > currentRevision()}
+   */
+  RangeResult range(ByteString key, ByteString rangeEnd, long rev, long limit, boolean countOnly);
+
+  /**
+   * Starts the write transaction of one raft entry. Its reads see every earlier transaction of
+   * the current batch and its own writes. Must be ended before the next one begins.
+   */
+  WriteTxn beginTxn(long raftIndex);
+
+  /**
+   * Writes every transaction since the last commit as one LevelDB write batch together with the
+   * applied index, then publishes the new revision to readers.
+   */
+  void commitBatch();
+
+  /** Records an applied raft entry that changed nothing (a no-op or configuration entry). */
+  void setAppliedIndex(long raftIndex);
+
+  /**
+   * Compacts history at {@code rev}: for every key, keeps the newest revision {@code <= rev}
+   * unless it is a tombstone, and drops every older one. The compact revision itself is
+   * persisted at once; dropping the old revisions may run in the background.
+   *
+   * @return a handle that completes when the compaction is durable on disk (physical=true).
+   * @throws io.akkaetcd.api.EtcdException COMPACTED if {@code rev <= compactRevision()},
+   *     FUTURE_REV if {@code rev > currentRevision()}
+   */
+  java.util.concurrent.CompletionStage<Void> compact(long rev);
+
+  /** Hash of every key-value revision in {@code (compactRevision, rev]} (etcd's HashKV). */
+  HashResult hashKV(long rev);
+
+  /** Bytes the LevelDB files take on disk. */
+  long dbSize();
+
+  /** Estimate of the bytes live data takes. */
+  long dbSizeInUse();
+
+  @Override
+  void close();
+
+  /** Result of a range: up to {@code limit} kvs and the total number of keys in range. */
+  record RangeResult(List<KeyValue> kvs, long count, long revision) {
+    public RangeResult {
+      kvs = List.copyOf(kvs);
+    }
+  }
+
+  /** etcd's HashKV answer. */
+  record HashResult(int hash, long compactRevision, long revision) {}
+
+  /** The writes of one raft entry (a put, a delete or a whole txn), as one revision. */
+  interface WriteTxn {
+    /** The revision this transaction writes at if it writes anything: current + 1. */
+    long revision();
+
+    /** Like {@link KvStore#range} at the latest state, including this txn's own writes. */
+    RangeResult range(ByteString key, ByteString rangeEnd, long limit, boolean countOnly);
+
+    /** Puts a key; returns the previous live kv or null. Each write is a new sub-revision. */
+    KeyValue put(ByteString key, ByteString value, long lease);
+
+    /** Deletes every live key in range (rangeEnd as in range); returns the deleted kvs. */
+    List<KeyValue> deleteRange(ByteString key, ByteString rangeEnd);
+
+    /**
+     * Ends the transaction. The store revision advances by one if and only if it wrote anything.
+     *
+     * @return its events in the order the writes happened (empty for a read-only txn)
+     */
+    List<Event> end();
+  }
+}
