@@ -1,0 +1,91 @@
+package io.akkaetcd.api;
+
+import akka.http.javadsl.model.ContentTypes;
+import akka.http.javadsl.model.HttpEntities;
+import akka.http.javadsl.model.HttpHeader;
+import akka.http.javadsl.model.HttpRequest;
+import akka.http.javadsl.model.HttpResponse;
+import akka.http.javadsl.model.StatusCodes;
+import akka.http.javadsl.model.headers.RawHeader;
+import akka.japi.function.Function;
+import akka.stream.Materializer;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+
+/**
+ * Everything served on a client URL. gRPC requests go to their service by the first path segment
+ * ({@code /etcdserverpb.KV/Range}); an unknown service or method answers gRPC UNIMPLEMENTED as
+ * grpc-go does, never a bare HTTP 404. Plain HTTP gets etcd's {@code /health} and
+ * {@code /version}.
+ */
+public final class ClientRouter implements Function<HttpRequest, CompletionStage<HttpResponse>> {
+  private final Map<String, Function<HttpRequest, CompletionStage<HttpResponse>>> services;
+  private final EtcdMember member;
+  private final Materializer materializer;
+
+  /** @param services handlers by full gRPC service name (e.g. {@code etcdserverpb.KV}) */
+  public ClientRouter(Map<String, Function<HttpRequest, CompletionStage<HttpResponse>>> services,
+      EtcdMember member, Materializer materializer) {
+    this.services = Map.copyOf(services);
+    this.member = member;
+    this.materializer = materializer;
+  }
+
+  @Override
+  public CompletionStage<HttpResponse> apply(HttpRequest req) throws Exception {
+    String path = req.getUri().path();
+    if (isGrpc(req)) {
+      int slash = path.indexOf('/', 1);
+      String service = slash > 0 ? path.substring(1, slash) : path.substring(1);
+      Function<HttpRequest, CompletionStage<HttpResponse>> handler = services.get(service);
+      if (handler == null) {
+        return CompletableFuture.completedFuture(unimplemented("unknown service " + service));
+      }
+      return handler.apply(req).thenApply(resp -> resp.status().equals(StatusCodes.NOT_FOUND)
+          ? unimplemented("unknown method " + path.substring(slash + 1) + " for service " + service)
+          : resp);
+    }
+    req.discardEntityBytes(materializer);
+    return CompletableFuture.completedFuture(http(path));
+  }
+
+  private HttpResponse http(String path) {
+    return switch (path) {
+      case "/health", "/livez", "/readyz" -> {
+        boolean ok = member.raftStatus().leader() != 0;
+        yield HttpResponse.create()
+            .withStatus(ok ? StatusCodes.OK : StatusCodes.SERVICE_UNAVAILABLE)
+            .withEntity(HttpEntities.create(ContentTypes.APPLICATION_JSON,
+                ok ? "{\"health\":\"true\",\"reason\":\"\"}" : "{\"health\":\"false\",\"reason\":\"RAFT NO LEADER\"}"));
+      }
+      case "/version" -> HttpResponse.create().withEntity(HttpEntities.create(ContentTypes.APPLICATION_JSON,
+          "{\"etcdserver\":\"" + member.serverVersion() + "\",\"etcdcluster\":\"" + clusterVersion() + "\"}"));
+      default -> HttpResponse.create().withStatus(StatusCodes.NOT_FOUND)
+          .withEntity(HttpEntities.create(ContentTypes.TEXT_PLAIN_UTF8, "404 page not found\n"));
+    };
+  }
+
+  private String clusterVersion() {
+    String v = member.serverVersion();
+    int second = v.indexOf('.', v.indexOf('.') + 1);
+    return (second > 0 ? v.substring(0, second) : v) + ".0";
+  }
+
+  private static boolean isGrpc(HttpRequest req) {
+    return req.entity().getContentType().mediaType().toString().startsWith("application/grpc");
+  }
+
+  /** A trailers-only gRPC response: HTTP 200 with grpc-status 12 in the headers. */
+  static HttpResponse unimplemented(String message) {
+    List<HttpHeader> headers = List.of(
+        RawHeader.create("grpc-status", "12"),
+        RawHeader.create("grpc-message", message));
+    return HttpResponse.create()
+        .withStatus(StatusCodes.OK)
+        .addHeaders(headers)
+        .withEntity(HttpEntities.create(
+            ContentTypes.parse("application/grpc+proto"), new byte[0]));
+  }
+}

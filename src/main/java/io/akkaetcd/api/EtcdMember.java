@@ -1,0 +1,56 @@
+package io.akkaetcd.api;
+
+import io.akkaetcd.cluster.ClusterMembers;
+import io.akkaetcd.mvcc.KvStore;
+import io.akkaetcd.proto.etcdserverpb.InternalRaftRequest;
+import io.akkaetcd.proto.etcdserverpb.ResponseHeader;
+import io.akkaetcd.raft.member.RaftStatus;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.Executor;
+
+/**
+ * What the gRPC services need of the member below them. The API validates, maps errors and
+ * fills headers; it never changes state except by {@link #propose}.
+ */
+public interface EtcdMember {
+
+  /**
+   * Proposes a request through Raft (the id is assigned here) and completes with the applier's
+   * response once the entry is applied, or fails with an {@link EtcdException}.
+   */
+  CompletionStage<Object> propose(InternalRaftRequest.Builder request);
+
+  /**
+   * Completes on the read executor once this member has applied everything committed before the
+   * call (ReadIndex): a read served after it is linearizable.
+   */
+  CompletionStage<Void> linearizableBarrier();
+
+  /** Executor for reads: off the apply path and off the gRPC transport threads. */
+  Executor readExecutor();
+
+  KvStore store();
+
+  RaftStatus raftStatus();
+
+  ClusterMembers members();
+
+  /** The server's configuration limits (--max-request-bytes, --max-txn-ops, quota). */
+  int maxRequestBytes();
+
+  int maxTxnOps();
+
+  long quotaBackendBytes();
+
+  String serverVersion();
+
+  /** A response header: cluster id, this member's id, the given revision, the current term. */
+  default ResponseHeader header(long revision) {
+    return ResponseHeader.newBuilder()
+        .setClusterId(members().clusterId())
+        .setMemberId(members().self().value())
+        .setRevision(revision)
+        .setRaftTerm(raftStatus().term())
+        .build();
+  }
+}

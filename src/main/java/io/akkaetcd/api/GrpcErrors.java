@@ -1,0 +1,42 @@
+package io.akkaetcd.api;
+
+import akka.grpc.GrpcServiceException;
+import io.grpc.Status;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeoutException;
+
+/** Turns whatever failed below the API into the gRPC status a client of etcd would see. */
+public final class GrpcErrors {
+  private GrpcErrors() {}
+
+  public static RuntimeException toGrpc(Throwable t) {
+    Throwable cause = t;
+    while ((cause instanceof CompletionException || cause instanceof ExecutionException)
+        && cause.getCause() != null) {
+      cause = cause.getCause();
+    }
+    if (cause instanceof EtcdException e) {
+      return e.toGrpc();
+    }
+    if (cause instanceof GrpcServiceException g) {
+      return g;
+    }
+    if (cause instanceof TimeoutException) {
+      return EtcdError.TIMEOUT.exception().toGrpc();
+    }
+    return new GrpcServiceException(Status.INTERNAL.withDescription(String.valueOf(cause.getMessage())));
+  }
+
+  /** A method or service not built yet: UNIMPLEMENTED, as grpc-go answers an unknown method. */
+  public static GrpcServiceException unimplemented(String method) {
+    return new GrpcServiceException(Status.UNIMPLEMENTED.withDescription(
+        "unknown method " + method + " (not implemented by akka-etcd yet)"));
+  }
+
+  /** grpc-go's answer to a message over the server's receive limit (--max-request-bytes + 512 KiB). */
+  public static GrpcServiceException messageTooLarge(int size, int limit) {
+    return new GrpcServiceException(Status.RESOURCE_EXHAUSTED.withDescription(
+        "grpc: received message larger than max (" + size + " vs. " + limit + ")"));
+  }
+}

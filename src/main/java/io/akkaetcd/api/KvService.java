@@ -1,0 +1,139 @@
+package io.akkaetcd.api;
+
+import io.akkaetcd.apply.KvApplier;
+import io.akkaetcd.proto.etcdserverpb.CompactionRequest;
+import io.akkaetcd.proto.etcdserverpb.CompactionResponse;
+import io.akkaetcd.proto.etcdserverpb.DeleteRangeRequest;
+import io.akkaetcd.proto.etcdserverpb.DeleteRangeResponse;
+import io.akkaetcd.proto.etcdserverpb.InternalRaftRequest;
+import io.akkaetcd.proto.etcdserverpb.KV;
+import io.akkaetcd.proto.etcdserverpb.PutRequest;
+import io.akkaetcd.proto.etcdserverpb.PutResponse;
+import io.akkaetcd.proto.etcdserverpb.RangeRequest;
+import io.akkaetcd.proto.etcdserverpb.RangeResponse;
+import io.akkaetcd.proto.etcdserverpb.TxnRequest;
+import io.akkaetcd.proto.etcdserverpb.TxnResponse;
+import com.google.protobuf.Message;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.function.Supplier;
+
+/**
+ * etcd's KV service. Checks requests as etcd's gRPC layer does, sends writes through Raft, and
+ * serves reads from the MVCC store on the read executor: linearizable reads after a read-index
+ * barrier, serializable ones at once. Never touches state itself.
+ */
+public final class KvService implements KV {
+  /** grpc-go's receive limit over the request limit, as etcd configures it. */
+  static final int GRPC_OVERHEAD_BYTES = 512 * 1024;
+
+  private final EtcdMember member;
+  private final KvApplier applier;
+
+  public KvService(EtcdMember member, KvApplier applier) {
+    this.member = member;
+    this.applier = applier;
+  }
+
+  @Override
+  public CompletionStage<RangeResponse> range(RangeRequest in) {
+    return handle(in, () -> {
+      KvRequestValidator.checkRange(in);
+      return read(in.getSerializable(), () -> {
+        RangeResponse r = applier.range(member.store(), in);
+        return r.toBuilder().setHeader(member.header(r.getHeader().getRevision())).build();
+      });
+    });
+  }
+
+  @Override
+  public CompletionStage<PutResponse> put(PutRequest in) {
+    return handle(in, () -> {
+      KvRequestValidator.checkPut(in);
+      checkQuota();
+      return member.propose(InternalRaftRequest.newBuilder().setPut(in))
+          .thenApply(r -> withHeader((PutResponse) r));
+    });
+  }
+
+  @Override
+  public CompletionStage<DeleteRangeResponse> deleteRange(DeleteRangeRequest in) {
+    return handle(in, () -> {
+      KvRequestValidator.checkDeleteRange(in);
+      return member.propose(InternalRaftRequest.newBuilder().setDeleteRange(in))
+          .thenApply(r -> withHeader((DeleteRangeResponse) r));
+    });
+  }
+
+  @Override
+  public CompletionStage<TxnResponse> txn(TxnRequest in) {
+    return handle(in, () -> {
+      KvRequestValidator.checkTxn(in, member.maxTxnOps());
+      if (KvApplier.isReadOnly(in)) {
+        // etcd serves a txn without writes as a (linearizable) read, not through Raft.
+        return read(false, () -> withHeader(applier.txnReadOnly(member.store(), in)));
+      }
+      checkQuota();
+      return member.propose(InternalRaftRequest.newBuilder().setTxn(in))
+          .thenApply(r -> withHeader((TxnResponse) r));
+    });
+  }
+
+  @Override
+  public CompletionStage<CompactionResponse> compact(CompactionRequest in) {
+    return handle(in, () -> {
+      KvRequestValidator.checkCompaction(in);
+      return member.propose(InternalRaftRequest.newBuilder().setCompaction(in))
+          .thenApply(r -> withHeader((CompactionResponse) r));
+    });
+  }
+
+  private <T> CompletionStage<T> read(boolean serializable, Supplier<T> read) {
+    if (serializable) {
+      return CompletableFuture.supplyAsync(read, member.readExecutor());
+    }
+    return member.linearizableBarrier().thenApplyAsync(v -> read.get(), member.readExecutor());
+  }
+
+  private void checkQuota() {
+    if (member.store().dbSize() > member.quotaBackendBytes()) {
+      throw EtcdError.NO_SPACE.exception();
+    }
+  }
+
+  /** Runs a request's handling, turning every failure, thrown or completed, into etcd's status. */
+  private <T> CompletionStage<T> handle(Message in, Supplier<CompletionStage<T>> body) {
+    CompletionStage<T> result;
+    try {
+      int limit = member.maxRequestBytes() + GRPC_OVERHEAD_BYTES;
+      if (in.getSerializedSize() > limit) {
+        throw GrpcErrors.messageTooLarge(in.getSerializedSize(), limit);
+      }
+      result = body.get();
+    } catch (RuntimeException e) {
+      return CompletableFuture.failedFuture(GrpcErrors.toGrpc(e));
+    }
+    return result.handle((r, e) -> {
+      if (e != null) {
+        throw GrpcErrors.toGrpc(e);
+      }
+      return r;
+    });
+  }
+
+  private PutResponse withHeader(PutResponse r) {
+    return r.toBuilder().setHeader(member.header(r.getHeader().getRevision())).build();
+  }
+
+  private DeleteRangeResponse withHeader(DeleteRangeResponse r) {
+    return r.toBuilder().setHeader(member.header(r.getHeader().getRevision())).build();
+  }
+
+  private TxnResponse withHeader(TxnResponse r) {
+    return r.toBuilder().setHeader(member.header(r.getHeader().getRevision())).build();
+  }
+
+  private CompactionResponse withHeader(CompactionResponse r) {
+    return r.toBuilder().setHeader(member.header(r.getHeader().getRevision())).build();
+  }
+}

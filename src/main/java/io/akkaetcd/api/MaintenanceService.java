@@ -1,0 +1,119 @@
+package io.akkaetcd.api;
+
+import akka.NotUsed;
+import akka.stream.javadsl.Source;
+import io.akkaetcd.mvcc.KvStore;
+import io.akkaetcd.proto.etcdserverpb.AlarmRequest;
+import io.akkaetcd.proto.etcdserverpb.AlarmResponse;
+import io.akkaetcd.proto.etcdserverpb.DefragmentRequest;
+import io.akkaetcd.proto.etcdserverpb.DefragmentResponse;
+import io.akkaetcd.proto.etcdserverpb.DowngradeRequest;
+import io.akkaetcd.proto.etcdserverpb.DowngradeResponse;
+import io.akkaetcd.proto.etcdserverpb.HashKVRequest;
+import io.akkaetcd.proto.etcdserverpb.HashKVResponse;
+import io.akkaetcd.proto.etcdserverpb.HashRequest;
+import io.akkaetcd.proto.etcdserverpb.HashResponse;
+import io.akkaetcd.proto.etcdserverpb.Maintenance;
+import io.akkaetcd.proto.etcdserverpb.MoveLeaderRequest;
+import io.akkaetcd.proto.etcdserverpb.MoveLeaderResponse;
+import io.akkaetcd.proto.etcdserverpb.SnapshotRequest;
+import io.akkaetcd.proto.etcdserverpb.SnapshotResponse;
+import io.akkaetcd.proto.etcdserverpb.StatusRequest;
+import io.akkaetcd.proto.etcdserverpb.StatusResponse;
+import io.akkaetcd.raft.member.RaftStatus;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.function.Supplier;
+
+/**
+ * etcd's Maintenance service: what `etcdctl endpoint status|hashkv` and operators need.
+ * Snapshot, MoveLeader and Downgrade answer UNIMPLEMENTED until the issues that build them.
+ */
+public final class MaintenanceService implements Maintenance {
+  private final EtcdMember member;
+
+  public MaintenanceService(EtcdMember member) {
+    this.member = member;
+  }
+
+  @Override
+  public CompletionStage<StatusResponse> status(StatusRequest in) {
+    return async(() -> {
+      RaftStatus raft = member.raftStatus();
+      KvStore store = member.store();
+      return StatusResponse.newBuilder()
+          .setHeader(member.header(store.currentRevision()))
+          .setVersion(member.serverVersion())
+          .setDbSize(store.dbSize())
+          .setDbSizeInUse(store.dbSizeInUse())
+          .setLeader(raft.leader())
+          .setRaftIndex(raft.committedIndex())
+          .setRaftTerm(raft.term())
+          .setRaftAppliedIndex(store.appliedIndex())
+          .setIsLearner(false)
+          .build();
+    });
+  }
+
+  @Override
+  public CompletionStage<HashResponse> hash(HashRequest in) {
+    // The hash of all history this member holds: the same data gives the same hash on any member.
+    return async(() -> {
+      KvStore.HashResult h = member.store().hashKV(0);
+      return HashResponse.newBuilder().setHeader(member.header(h.revision())).setHash(h.hash()).build();
+    });
+  }
+
+  @Override
+  public CompletionStage<HashKVResponse> hashKV(HashKVRequest in) {
+    return async(() -> {
+      KvStore.HashResult h = member.store().hashKV(in.getRevision());
+      return HashKVResponse.newBuilder()
+          .setHeader(member.header(h.revision()))
+          .setHash(h.hash())
+          .setCompactRevision(h.compactRevision())
+          .build();
+    });
+  }
+
+  @Override
+  public CompletionStage<AlarmResponse> alarm(AlarmRequest in) {
+    // No alarm is ever raised yet (quota is enforced per request): the list is empty.
+    return async(() -> AlarmResponse.newBuilder().setHeader(header()).build());
+  }
+
+  @Override
+  public CompletionStage<DefragmentResponse> defragment(DefragmentRequest in) {
+    // LevelDB compacts its files by itself; there is nothing to defragment.
+    return async(() -> DefragmentResponse.newBuilder().setHeader(header()).build());
+  }
+
+  @Override
+  public Source<SnapshotResponse, NotUsed> snapshot(SnapshotRequest in) {
+    return Source.failed(GrpcErrors.unimplemented("/etcdserverpb.Maintenance/Snapshot"));
+  }
+
+  @Override
+  public CompletionStage<MoveLeaderResponse> moveLeader(MoveLeaderRequest in) {
+    return CompletableFuture.failedFuture(GrpcErrors.unimplemented("/etcdserverpb.Maintenance/MoveLeader"));
+  }
+
+  @Override
+  public CompletionStage<DowngradeResponse> downgrade(DowngradeRequest in) {
+    return CompletableFuture.failedFuture(GrpcErrors.unimplemented("/etcdserverpb.Maintenance/Downgrade"));
+  }
+
+  private io.akkaetcd.proto.etcdserverpb.ResponseHeader header() {
+    return member.header(member.store().currentRevision());
+  }
+
+  private <T> CompletionStage<T> async(Supplier<T> body) {
+    return CompletableFuture.supplyAsync(body, member.readExecutor())
+        .handle((r, e) -> {
+          if (e != null) {
+            throw GrpcErrors.toGrpc(e);
+          }
+          return r;
+        });
+  }
+}

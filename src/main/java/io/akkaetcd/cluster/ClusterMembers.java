@@ -1,0 +1,37 @@
+package io.akkaetcd.cluster;
+
+import io.akkaetcd.server.ServerConfig;
+import java.net.URI;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The cluster's members as bootstrapped from --initial-cluster, with etcd's ids. Immutable.
+ * Membership changes through Raft come with the multi-member issue.
+ */
+public record ClusterMembers(long clusterId, MemberId self, List<Member> members) {
+
+  /** One member: id, name, peer URLs, client URLs (known for this member only at bootstrap). */
+  public record Member(MemberId id, String name, List<URI> peerUrls, List<URI> clientUrls, boolean learner) {}
+
+  public static ClusterMembers bootstrap(ServerConfig config) {
+    List<Member> members = new ArrayList<>();
+    MemberId self = null;
+    for (Map.Entry<String, List<URI>> e : config.initialCluster().entrySet()) {
+      MemberId id = MemberId.of(e.getValue(), config.initialClusterToken());
+      boolean isSelf = e.getKey().equals(config.name());
+      members.add(new Member(id, e.getKey(), e.getValue(),
+          isSelf ? config.advertiseClientUrls() : List.of(), false));
+      if (isSelf) {
+        self = id;
+      }
+    }
+    long cid = MemberId.clusterId(members.stream().map(Member::id).toList());
+    return new ClusterMembers(cid, self, List.copyOf(members));
+  }
+
+  public List<Long> voterIds() {
+    return members.stream().filter(m -> !m.learner()).map(m -> m.id().value()).toList();
+  }
+}

@@ -1,0 +1,42 @@
+package io.akkaetcd.compactor;
+
+import io.akkaetcd.server.Flags.FlagException;
+import java.time.Duration;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/** Parses Go's duration syntax ("1h30m", "90s", "1.5h") as etcd's flags accept it. */
+final class GoDuration {
+  private static final Pattern PART = Pattern.compile("(\\d+(?:\\.\\d*)?|\\.\\d+)(ns|us|µs|ms|s|m|h)");
+
+  private GoDuration() {}
+
+  /** A bare whole number means hours (etcd's periodic retention); otherwise a Go duration. */
+  static Duration parseHoursOrDuration(String s) {
+    if (s.matches("\\d+")) {
+      return Duration.ofHours(Long.parseLong(s));
+    }
+    if (s.isEmpty()) {
+      throw new FlagException("invalid auto-compaction-retention \"\"");
+    }
+    Matcher m = PART.matcher(s);
+    int at = 0;
+    double nanos = 0;
+    while (at < s.length() && m.find(at) && m.start() == at) {
+      double n = Double.parseDouble(m.group(1));
+      nanos += n * switch (m.group(2)) {
+        case "ns" -> 1d;
+        case "us", "µs" -> 1e3;
+        case "ms" -> 1e6;
+        case "s" -> 1e9;
+        case "m" -> 60e9;
+        default -> 3600e9;
+      };
+      at = m.end();
+    }
+    if (at != s.length()) {
+      throw new FlagException("invalid auto-compaction-retention \"" + s + "\": not a duration");
+    }
+    return Duration.ofNanos((long) nanos);
+  }
+}

@@ -1,0 +1,280 @@
+package io.akkaetcd.raft.member;
+
+import akka.actor.typed.Behavior;
+import akka.actor.typed.SupervisorStrategy;
+import akka.actor.typed.javadsl.ActorContext;
+import akka.actor.typed.javadsl.Behaviors;
+import akka.actor.typed.javadsl.TimerScheduler;
+import akka.persistence.typed.PersistenceId;
+import akka.persistence.typed.RecoveryCompleted;
+import akka.persistence.typed.javadsl.CommandHandler;
+import akka.persistence.typed.javadsl.Effect;
+import akka.persistence.typed.javadsl.EventHandler;
+import akka.persistence.typed.javadsl.EventSourcedBehavior;
+import akka.persistence.typed.javadsl.SignalHandler;
+import com.google.protobuf.ByteString;
+import io.akkaetcd.proto.raftpb.LogAppended;
+import io.akkaetcd.raft.Entry;
+import io.akkaetcd.raft.MemoryStorage;
+import io.akkaetcd.raft.ProposalDroppedException;
+import io.akkaetcd.raft.RaftConfig;
+import io.akkaetcd.raft.RaftCore;
+import io.akkaetcd.raft.ReadState;
+import io.akkaetcd.raft.Ready;
+import io.akkaetcd.raft.StateRole;
+import io.akkaetcd.raft.storage.JournalCodec;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.BiConsumer;
+import java.util.function.Consumer;
+import java.util.function.LongSupplier;
+import java.util.random.RandomGenerator;
+
+/**
+ * The actor that drives one member's {@link RaftCore} and persists its log in the Akka
+ * Persistence journal (LevelDB, fsync on).
+ *
+ * <p>Every Ready is handled in the order etcd's raft requires: first its entries and hard state
+ * are persisted as one journal event (one write, one fsync), then its messages are sent, its
+ * committed entries are handed to the applier in log order, its read states answered, and only
+ * then is the core advanced. While a journal write is in flight Akka Persistence stashes new
+ * commands; the proposals among them are gathered and proposed together afterwards, so under load
+ * many client requests share one fsync (group commit).
+ *
+ * <p>Invariants: the core and the in-memory log are confined to this actor; nothing is applied
+ * before it is durable; a proposal is never acknowledged here (the applier does that after
+ * applying), only failed when the core drops it.
+ */
+public final class RaftMember
+    extends EventSourcedBehavior<RaftMember.Command, LogAppended, RaftMember.Log> {
+
+  /** The actor's protocol. */
+  public sealed interface Command {}
+
+  /** Propose an entry; the caller waits for it in the request {@link io.akkaetcd.wait.Wait}. */
+  public record Propose(long requestId, ByteString data) implements Command {}
+
+  /** Ask for a read index (Raft thesis 6.4); completed with the index to wait for. */
+  public record ReadIndex(CompletableFuture<Long> result) implements Command {}
+
+  private enum Tick implements Command { INSTANCE }
+
+  private enum Flush implements Command { INSTANCE }
+
+  private enum HandleReady implements Command { INSTANCE }
+
+  /** The persisted log held in memory: the journal's state, rebuilt by replay. */
+  public static final class Log {
+    final MemoryStorage storage = new MemoryStorage();
+  }
+
+  /** What a member needs to know to run. */
+  public record Settings(long memberId, List<Long> voters, Duration heartbeatInterval, int electionTicks,
+                         LongSupplier appliedIndex) {}
+
+  public static Behavior<Command> create(Settings settings, Consumer<List<Entry>> applier,
+      BiConsumer<Long, Throwable> failProposal, AtomicReference<RaftStatus> status) {
+    return Behaviors.<Command>supervise(Behaviors.setup(ctx -> Behaviors.withTimers(timers ->
+            new RaftMember(ctx, timers, settings, applier, failProposal, status))))
+        .onFailure(SupervisorStrategy.restartWithBackoff(Duration.ofMillis(200), Duration.ofSeconds(5), 0.2));
+  }
+
+  private final ActorContext<Command> ctx;
+  private final TimerScheduler<Command> timers;
+  private final Settings settings;
+  private final Consumer<List<Entry>> applier;
+  private final BiConsumer<Long, Throwable> failProposal;
+  private final AtomicReference<RaftStatus> status;
+
+  private RaftCore core;
+  private final List<Propose> proposals = new ArrayList<>();
+  private final List<CompletableFuture<Long>> reads = new ArrayList<>();
+  /** Read batches sent to the core, by the request context that will come back in a ReadState. */
+  private final Map<ByteString, List<CompletableFuture<Long>>> readBatches = new HashMap<>();
+  private long nextReadContext = 1;
+  private boolean flushScheduled;
+  private boolean handleReadyScheduled;
+
+  private RaftMember(ActorContext<Command> ctx, TimerScheduler<Command> timers, Settings settings,
+      Consumer<List<Entry>> applier, BiConsumer<Long, Throwable> failProposal,
+      AtomicReference<RaftStatus> status) {
+    super(PersistenceId.ofUniqueId("raft-log-" + Long.toHexString(settings.memberId())));
+    this.ctx = ctx;
+    this.timers = timers;
+    this.settings = settings;
+    this.applier = applier;
+    this.failProposal = failProposal;
+    this.status = status;
+  }
+
+  @Override
+  public Log emptyState() {
+    return new Log();
+  }
+
+  @Override
+  public java.util.Optional<Integer> stashCapacity() {
+    // Commands wait here while a journal write is in flight; under load that is many proposals.
+    return java.util.Optional.of(1_000_000);
+  }
+
+  @Override
+  public EventHandler<Log, LogAppended> eventHandler() {
+    return (log, event) -> {
+      JournalCodec.applyTo(event, log.storage);
+      return log;
+    };
+  }
+
+  @Override
+  public SignalHandler<Log> signalHandler() {
+    return newSignalHandlerBuilder()
+        .onSignal(RecoveryCompleted.instance(), this::onRecovered)
+        .build();
+  }
+
+  private void onRecovered(Log log) {
+    // Applied index as the state machine has it durably: raft re-delivers only what comes after.
+    long applied = settings.appliedIndex().getAsLong();
+    RaftConfig config = new RaftConfig(settings.memberId(), settings.voters(), settings.electionTicks(), 1,
+        applied, 256, 1024 * 1024, true, true, RandomGenerator.of("L64X128MixRandom"));
+    core = new RaftCore(config, log.storage);
+    ctx.getLog().info("{} recovered raft log [first={}, last={}, term={}, commit={}, applied={}]",
+        Long.toHexString(settings.memberId()), log.storage.firstIndex(), log.storage.lastIndex(),
+        log.storage.hardState().term(), log.storage.hardState().commit(), applied);
+    if (settings.voters().size() == 1 && settings.voters().get(0) == settings.memberId()) {
+      // A lone voter need not wait an election timeout: it is the only one that can win.
+      core.campaign();
+    }
+    timers.startTimerWithFixedDelay(Tick.INSTANCE, settings.heartbeatInterval());
+    scheduleHandleReady();
+  }
+
+  @Override
+  public CommandHandler<Command, LogAppended, Log> commandHandler() {
+    return newCommandHandlerBuilder().forAnyState()
+        .onCommand(Propose.class, this::onPropose)
+        .onCommand(ReadIndex.class, this::onReadIndex)
+        .onCommand(Flush.class, this::onFlush)
+        .onCommand(Tick.class, this::onTick)
+        .onCommand(HandleReady.class, this::onHandleReady)
+        .build();
+  }
+
+  private Effect<LogAppended, Log> onPropose(Log log, Propose p) {
+    proposals.add(p);
+    scheduleFlush();
+    return Effect().none();
+  }
+
+  private Effect<LogAppended, Log> onReadIndex(Log log, ReadIndex r) {
+    reads.add(r.result());
+    scheduleFlush();
+    return Effect().none();
+  }
+
+  private Effect<LogAppended, Log> onTick(Log log, Tick t) {
+    if (core == null) {
+      return Effect().none();
+    }
+    core.tick();
+    return handleReady();
+  }
+
+  private Effect<LogAppended, Log> onHandleReady(Log log, HandleReady h) {
+    handleReadyScheduled = false;
+    return handleReady();
+  }
+
+  /** Proposes every gathered proposal as one batch and asks one read index for every gathered read. */
+  private Effect<LogAppended, Log> onFlush(Log log, Flush f) {
+    flushScheduled = false;
+    if (core == null) {
+      scheduleFlush();
+      return Effect().none();
+    }
+    if (!proposals.isEmpty()) {
+      List<Propose> batch = List.copyOf(proposals);
+      proposals.clear();
+      try {
+        core.propose(batch.stream().map(Propose::data).toList());
+      } catch (ProposalDroppedException e) {
+        Throwable error = io.akkaetcd.api.EtcdError.NO_LEADER.exception();
+        batch.forEach(p -> failProposal.accept(p.requestId(), error));
+      }
+    }
+    if (!reads.isEmpty()) {
+      ByteString context = ByteString.copyFromUtf8(Long.toString(nextReadContext++));
+      readBatches.put(context, List.copyOf(reads));
+      reads.clear();
+      core.readIndex(context);
+    }
+    return handleReady();
+  }
+
+  private Effect<LogAppended, Log> handleReady() {
+    if (!core.hasReady()) {
+      return Effect().none();
+    }
+    Ready rd = core.ready();
+    if (rd.softState() != null && rd.softState().role() != status.get().role()) {
+      ctx.getLog().info("{} became {} at term {} (leader {})", Long.toHexString(settings.memberId()),
+          rd.softState().role(), core.term(), Long.toHexString(rd.softState().leader()));
+    }
+    if (JournalCodec.mustPersist(rd)) {
+      return Effect().persist(JournalCodec.toEvent(rd)).thenRun(log -> afterPersist(rd));
+    }
+    return Effect().none().thenRun(log -> afterPersist(rd));
+  }
+
+  /** Everything a Ready asks for after its entries are durable, then advance (etcd raft's order). */
+  private void afterPersist(Ready rd) {
+    // Messages to peers come with multi-member clusters; a lone member has none to send.
+    if (!rd.committedEntries().isEmpty()) {
+      applier.accept(rd.committedEntries());
+    }
+    for (ReadState rs : rd.readStates()) {
+      List<CompletableFuture<Long>> batch = readBatches.remove(rs.requestCtx());
+      if (batch != null) {
+        batch.forEach(f -> f.complete(rs.index()));
+      }
+    }
+    core.advance(rd);
+    status.set(new RaftStatus(core.term(), core.leader(), core.role(), core.committedIndex()));
+    if (core.role() != StateRole.LEADER && core.leader() == 0) {
+      failPendingReads();
+    }
+    if (core.hasReady()) {
+      scheduleHandleReady();
+    }
+  }
+
+  /** Reads cannot be served without a leader: fail them so clients retry (Unavailable). */
+  private void failPendingReads() {
+    if (readBatches.isEmpty()) {
+      return;
+    }
+    Throwable error = io.akkaetcd.api.EtcdError.NO_LEADER.exception();
+    readBatches.values().forEach(b -> b.forEach(f -> f.completeExceptionally(error)));
+    readBatches.clear();
+  }
+
+  private void scheduleFlush() {
+    if (!flushScheduled) {
+      flushScheduled = true;
+      ctx.getSelf().tell(Flush.INSTANCE);
+    }
+  }
+
+  private void scheduleHandleReady() {
+    if (!handleReadyScheduled) {
+      handleReadyScheduled = true;
+      ctx.getSelf().tell(HandleReady.INSTANCE);
+    }
+  }
+}

@@ -1,0 +1,59 @@
+package io.akkaetcd.raft.storage;
+
+import io.akkaetcd.proto.raftpb.LogAppended;
+import io.akkaetcd.raft.Entry;
+import io.akkaetcd.raft.EntryType;
+import io.akkaetcd.raft.HardState;
+import io.akkaetcd.raft.MemoryStorage;
+import io.akkaetcd.raft.Ready;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Maps what a {@link Ready} asks to persist to the one journal event that holds it, and a replayed
+ * event back into the in-memory log. One event = one journal write = one fsync.
+ */
+public final class JournalCodec {
+  private JournalCodec() {}
+
+  /** True if the Ready has anything that must be durable before it is sent or applied. */
+  public static boolean mustPersist(Ready rd) {
+    return !rd.entries().isEmpty() || rd.hardState() != null;
+  }
+
+  public static LogAppended toEvent(Ready rd) {
+    LogAppended.Builder b = LogAppended.newBuilder();
+    for (Entry e : rd.entries()) {
+      b.addEntries(io.akkaetcd.proto.raftpb.Entry.newBuilder()
+          .setTerm(e.term()).setIndex(e.index())
+          .setType(e.type() == EntryType.CONF_CHANGE
+              ? io.akkaetcd.proto.raftpb.EntryType.ENTRY_CONF_CHANGE
+              : io.akkaetcd.proto.raftpb.EntryType.ENTRY_NORMAL)
+          .setData(e.data()));
+    }
+    HardState hs = rd.hardState();
+    if (hs != null) {
+      b.setHasHardState(true).setHardState(io.akkaetcd.proto.raftpb.HardState.newBuilder()
+          .setTerm(hs.term()).setVote(hs.vote()).setCommit(hs.commit()));
+    }
+    return b.build();
+  }
+
+  /** Applies a persisted event to the in-memory log: entries first, then the hard state. */
+  public static void applyTo(LogAppended ev, MemoryStorage storage) {
+    if (ev.getEntriesCount() > 0) {
+      List<Entry> entries = new ArrayList<>(ev.getEntriesCount());
+      for (io.akkaetcd.proto.raftpb.Entry e : ev.getEntriesList()) {
+        entries.add(new Entry(e.getTerm(), e.getIndex(),
+            e.getType() == io.akkaetcd.proto.raftpb.EntryType.ENTRY_CONF_CHANGE
+                ? EntryType.CONF_CHANGE : EntryType.NORMAL,
+            e.getData()));
+      }
+      storage.append(entries);
+    }
+    if (ev.getHasHardState()) {
+      io.akkaetcd.proto.raftpb.HardState hs = ev.getHardState();
+      storage.setHardState(new HardState(hs.getTerm(), hs.getVote(), hs.getCommit()));
+    }
+  }
+}

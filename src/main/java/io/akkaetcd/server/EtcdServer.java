@@ -1,0 +1,270 @@
+package io.akkaetcd.server;
+
+import akka.actor.CoordinatedShutdown;
+import akka.actor.typed.ActorRef;
+import akka.actor.typed.ActorSystem;
+import akka.actor.typed.Behavior;
+import akka.actor.typed.DispatcherSelector;
+import akka.actor.typed.javadsl.Behaviors;
+import akka.http.javadsl.Http;
+import akka.http.javadsl.ServerBinding;
+import akka.http.javadsl.model.HttpRequest;
+import akka.http.javadsl.model.HttpResponse;
+import akka.japi.function.Function;
+import akka.stream.Materializer;
+import com.google.protobuf.ByteString;
+import com.typesafe.config.Config;
+import com.typesafe.config.ConfigFactory;
+import io.akkaetcd.api.ClientRouter;
+import io.akkaetcd.api.ClusterService;
+import io.akkaetcd.api.EtcdError;
+import io.akkaetcd.api.EtcdMember;
+import io.akkaetcd.api.HealthService;
+import io.akkaetcd.api.KvService;
+import io.akkaetcd.api.MaintenanceService;
+import io.akkaetcd.apply.KvApplier;
+import io.akkaetcd.cluster.ClusterMembers;
+import io.akkaetcd.compactor.AutoCompactor;
+import io.akkaetcd.compactor.CompactionPolicy;
+import io.akkaetcd.mvcc.KvStore;
+import io.akkaetcd.mvcc.MvccStore;
+import io.akkaetcd.proto.etcdserverpb.ClusterHandlerFactory;
+import io.akkaetcd.proto.etcdserverpb.CompactionRequest;
+import io.akkaetcd.proto.etcdserverpb.InternalRaftRequest;
+import io.akkaetcd.proto.etcdserverpb.KVHandlerFactory;
+import io.akkaetcd.proto.etcdserverpb.MaintenanceHandlerFactory;
+import io.akkaetcd.proto.health.HealthHandlerFactory;
+import io.akkaetcd.raft.member.RaftMember;
+import io.akkaetcd.raft.member.RaftStatus;
+import io.akkaetcd.wait.AppliedIndexWait;
+import io.akkaetcd.wait.Wait;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.InetSocketAddress;
+import java.net.URI;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.Executor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One akka-etcd member: the MVCC store, the actors (raft member, applier) and the client
+ * listeners, started from a {@link ServerConfig}. Usable embedded in another application:
+ * {@code EtcdServer.start(config)} and {@link #close()}.
+ *
+ * <p>Data directory layout: {@code member/wal} (Akka Persistence LevelDB journal: the raft log),
+ * {@code member/snap} (raft snapshots), {@code member/mvcc} (the MVCC LevelDB backend).
+ */
+public final class EtcdServer implements EtcdMember, AutoCloseable {
+  private static final Logger log = LoggerFactory.getLogger(EtcdServer.class);
+
+  private final ServerConfig config;
+  private final ClusterMembers members;
+  private final KvStore store;
+  private final ActorSystem<Void> system;
+  private final ActorRef<RaftMember.Command> raft;
+  private final Wait wait;
+  private final AppliedIndexWait applied;
+  private final AtomicReference<RaftStatus> raftStatus;
+  private final RequestIds ids;
+  private final Executor readExecutor;
+  private final Duration requestTimeout;
+  private final long maxApplyGap;
+  private final String serverVersion;
+  private final List<ServerBinding> bindings;
+
+  private EtcdServer(ServerConfig config, ClusterMembers members, KvStore store, ActorSystem<Void> system,
+      ActorRef<RaftMember.Command> raft, Wait wait, AppliedIndexWait applied,
+      AtomicReference<RaftStatus> raftStatus) {
+    this.config = config;
+    this.members = members;
+    this.store = store;
+    this.system = system;
+    this.raft = raft;
+    this.wait = wait;
+    this.applied = applied;
+    this.raftStatus = raftStatus;
+    this.ids = new RequestIds(members.self().value(), System.currentTimeMillis());
+    this.readExecutor = system.dispatchers().lookup(DispatcherSelector.fromConfig("akka-etcd.read-dispatcher"));
+    Config c = system.settings().config();
+    this.requestTimeout = c.getDuration("akka-etcd.request-timeout");
+    this.maxApplyGap = c.getLong("akka-etcd.max-gap-between-apply-and-commit");
+    this.serverVersion = c.getString("akka-etcd.server-version");
+    this.bindings = new ArrayList<>();
+  }
+
+  /** Opens the data directory, starts the member and binds every --listen-client-urls. */
+  public static EtcdServer start(ServerConfig config) {
+    Path memberDir = config.dataDir().resolve("member");
+    try {
+      Files.createDirectories(memberDir);
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot create data dir " + memberDir, e);
+    }
+    ClusterMembers members = ClusterMembers.bootstrap(config);
+    KvStore store = MvccStore.open(memberDir.resolve("mvcc"));
+    Wait wait = new Wait();
+    AppliedIndexWait applied = new AppliedIndexWait(store.appliedIndex());
+    AtomicReference<RaftStatus> status = new AtomicReference<>(RaftStatus.INITIAL);
+    CompletableFuture<ActorRef<RaftMember.Command>> raftRef = new CompletableFuture<>();
+
+    KvApplier kv = new KvApplier(lease -> false);
+    RaftMember.Settings settings = new RaftMember.Settings(members.self().value(), members.voterIds(),
+        config.heartbeatInterval(), config.electionTicks(), store::appliedIndex);
+    Behavior<Void> guardian = Behaviors.setup(ctx -> {
+      ActorRef<MvccApplier.Command> applier = ctx.spawn(
+          MvccApplier.create(store, new KvRequests(kv), wait, applied), "applier",
+          DispatcherSelector.fromConfig("akka-etcd.applier-dispatcher"));
+      raftRef.complete(ctx.spawn(RaftMember.create(settings,
+          entries -> applier.tell(new MvccApplier.Apply(entries)), wait::fail, status), "raft"));
+      return Behaviors.empty();
+    });
+    ActorSystem<Void> system;
+    try {
+      system = ActorSystem.create(guardian, "akka-etcd", akkaConfig(memberDir));
+    } catch (RuntimeException e) {
+      store.close();
+      throw e;
+    }
+    EtcdServer server = new EtcdServer(config, members, store, system, raftRef.join(), wait, applied, status);
+    system.getWhenTerminated().whenComplete((d, e) -> {
+      wait.failAll(EtcdError.STOPPED.exception());
+      store.close();
+    });
+    CompactionPolicy policy = CompactionPolicy.of(config.autoCompactionMode(), config.autoCompactionRetention());
+    if (policy != null) {
+      system.systemActorOf(AutoCompactor.create(policy, store::currentRevision,
+          () -> server.raftStatus().isLeader(),
+          rev -> server.propose(InternalRaftRequest.newBuilder()
+              .setCompaction(CompactionRequest.newBuilder().setRevision(rev)))),
+          "auto-compactor", akka.actor.typed.Props.empty());
+    }
+    try {
+      server.bindClientUrls(kv);
+    } catch (RuntimeException e) {
+      server.close();
+      throw e;
+    }
+    log.info("{} serving client requests on {} (cluster {}, data dir {})", members.self(),
+        config.listenClientUrls(), Long.toHexString(members.clusterId()), config.dataDir());
+    return server;
+  }
+
+  private static Config akkaConfig(Path memberDir) {
+    Map<String, Object> overrides = new LinkedHashMap<>();
+    overrides.put("akka.persistence.journal.leveldb.dir", memberDir.resolve("wal").toString());
+    overrides.put("akka.persistence.snapshot-store.local.dir", memberDir.resolve("snap").toString());
+    return ConfigFactory.parseMap(overrides).withFallback(ConfigFactory.load());
+  }
+
+  private void bindClientUrls(KvApplier kv) {
+    Map<String, Function<HttpRequest, CompletionStage<HttpResponse>>> services = new LinkedHashMap<>();
+    services.put("etcdserverpb.KV", KVHandlerFactory.create(new KvService(this, kv), system));
+    services.put("etcdserverpb.Maintenance", MaintenanceHandlerFactory.create(new MaintenanceService(this), system));
+    services.put("etcdserverpb.Cluster", ClusterHandlerFactory.create(new ClusterService(this), system));
+    services.put("grpc.health.v1.Health", HealthHandlerFactory.create(new HealthService(this), system));
+    ClientRouter router = new ClientRouter(services, this, Materializer.matFromSystem(system));
+    for (URI url : config.listenClientUrls()) {
+      ServerBinding binding = Http.get(system).newServerAt(url.getHost(), url.getPort()).bind(router)
+          .toCompletableFuture().orTimeout(30, TimeUnit.SECONDS).join();
+      binding.addToCoordinatedShutdown(Duration.ofSeconds(3), system);
+      bindings.add(binding);
+    }
+  }
+
+  /** The address each --listen-client-urls is bound to (the real port when 0 was asked). */
+  public List<InetSocketAddress> clientAddresses() {
+    return bindings.stream().map(ServerBinding::localAddress).toList();
+  }
+
+  public CompletionStage<akka.Done> whenTerminated() {
+    return system.getWhenTerminated();
+  }
+
+  /** Stops the member cleanly: unbind, stop the actors, close the store. */
+  @Override
+  public void close() {
+    CoordinatedShutdown.get(system).runAll(CoordinatedShutdown.unknownReason())
+        .toCompletableFuture().join();
+    system.getWhenTerminated().toCompletableFuture().join();
+  }
+
+  @Override
+  public CompletionStage<Object> propose(InternalRaftRequest.Builder request) {
+    RaftStatus status = raftStatus.get();
+    if (status.committedIndex() - applied.applied() > maxApplyGap) {
+      return CompletableFuture.failedFuture(EtcdError.TOO_MANY_REQUESTS.exception());
+    }
+    long id = ids.next();
+    ByteString data = request.setId(id).build().toByteString();
+    if (data.size() > config.maxRequestBytes()) {
+      return CompletableFuture.failedFuture(EtcdError.REQUEST_TOO_LARGE.exception());
+    }
+    CompletableFuture<Object> result = wait.register(id);
+    raft.tell(new RaftMember.Propose(id, data));
+    return result.orTimeout(requestTimeout.toMillis(), TimeUnit.MILLISECONDS);
+  }
+
+  @Override
+  public CompletionStage<Void> linearizableBarrier() {
+    CompletableFuture<Long> readIndex = new CompletableFuture<>();
+    raft.tell(new RaftMember.ReadIndex(readIndex));
+    return readIndex.thenCompose(applied::waitFor)
+        .orTimeout(requestTimeout.toMillis(), TimeUnit.MILLISECONDS)
+        .thenApply(i -> null);
+  }
+
+  @Override
+  public Executor readExecutor() {
+    return readExecutor;
+  }
+
+  @Override
+  public KvStore store() {
+    return store;
+  }
+
+  @Override
+  public RaftStatus raftStatus() {
+    return raftStatus.get();
+  }
+
+  @Override
+  public ClusterMembers members() {
+    return members;
+  }
+
+  @Override
+  public int maxRequestBytes() {
+    return config.maxRequestBytes();
+  }
+
+  @Override
+  public int maxTxnOps() {
+    return config.maxTxnOps();
+  }
+
+  @Override
+  public long quotaBackendBytes() {
+    return config.quotaBackendBytes();
+  }
+
+  @Override
+  public String serverVersion() {
+    return serverVersion;
+  }
+
+  public ServerConfig config() {
+    return config;
+  }
+}

@@ -1,0 +1,58 @@
+package io.akkaetcd.server;
+
+import io.akkaetcd.server.Flags.FlagException;
+import java.util.Locale;
+import java.util.Map;
+
+/** The command line: etcd's flags in, a running member out. Exit 2 on a bad flag, as etcd. */
+public final class Main {
+  public static final String VERSION = "0.1.0";
+  public static final String API_VERSION = "3.5";
+
+  private Main() {}
+
+  public static void main(String[] args) {
+    Map<String, String> values;
+    ServerConfig config;
+    try {
+      values = Flags.parse(args, System.getenv());
+      if (values.get("help").equals("true")) {
+        System.out.print(Flags.usage());
+        return;
+      }
+      if (values.get("version").equals("true")) {
+        System.out.println("akka-etcd Version: " + VERSION);
+        System.out.println("API Version: " + API_VERSION);
+        System.out.println("Java Version: " + System.getProperty("java.version"));
+        System.out.println("Akka Version: " + akka.Version.current());
+        return;
+      }
+      config = ServerConfig.fromFlags(values);
+    } catch (FlagException e) {
+      System.err.println("akka-etcd: " + e.getMessage());
+      System.err.println("Try 'akka-etcd --help' for the list of flags.");
+      System.exit(2);
+      return;
+    }
+    configureLogging(config.logLevel());
+    try {
+      EtcdServer server = EtcdServer.start(config);
+      server.whenTerminated().toCompletableFuture().join();
+    } catch (RuntimeException e) {
+      org.slf4j.LoggerFactory.getLogger(Main.class).error("failed to start: {}", e.getMessage(), e);
+      System.exit(1);
+    }
+  }
+
+  /** Maps etcd's log levels to logback's, before the first logger is created. */
+  static void configureLogging(String level) {
+    String l = switch (level.toLowerCase(Locale.ROOT)) {
+      case "debug" -> "DEBUG";
+      case "warn" -> "WARN";
+      case "error", "panic", "fatal", "dpanic" -> "ERROR";
+      default -> "INFO";
+    };
+    System.setProperty("akka-etcd.log-level", l);
+    System.setProperty("akka-etcd.akka-log-level", l.equals("DEBUG") ? "INFO" : "WARN");
+  }
+}

@@ -1,0 +1,115 @@
+package io.akkaetcd.server;
+
+import akka.actor.typed.Behavior;
+import akka.actor.typed.javadsl.AbstractBehavior;
+import akka.actor.typed.javadsl.ActorContext;
+import akka.actor.typed.javadsl.Behaviors;
+import akka.actor.typed.javadsl.Receive;
+import com.google.protobuf.InvalidProtocolBufferException;
+import io.akkaetcd.api.EtcdException;
+import io.akkaetcd.mvcc.KvStore;
+import io.akkaetcd.proto.etcdserverpb.InternalRaftRequest;
+import io.akkaetcd.raft.Entry;
+import io.akkaetcd.raft.EntryType;
+import io.akkaetcd.wait.AppliedIndexWait;
+import io.akkaetcd.wait.Wait;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletionStage;
+
+/**
+ * Applies committed raft entries to the MVCC store, strictly in log order, one LevelDB write batch
+ * per batch of entries (with the applied index in the same batch).
+ *
+ * <p>Invariants: the only writer of the store; an entry at or below the store's applied index is
+ * skipped (it was applied before a restart), so nothing is applied twice; a client is answered
+ * only after its entry's effects are committed and visible to readers; the applied index is
+ * published after the batch is written, which is what linearizable reads wait for.
+ */
+public final class MvccApplier extends AbstractBehavior<MvccApplier.Command> {
+
+  public sealed interface Command {}
+
+  /** Committed entries from the raft member, in log order. */
+  public record Apply(List<Entry> entries) implements Command {}
+
+  /** How a decoded request is applied: returns the response, or a stage for a deferred one. */
+  @FunctionalInterface
+  public interface RequestApplier {
+    Object apply(KvStore store, long index, InternalRaftRequest request);
+  }
+
+  public static Behavior<Command> create(KvStore store, RequestApplier requests, Wait wait,
+      AppliedIndexWait applied) {
+    return Behaviors.setup(ctx -> new MvccApplier(ctx, store, requests, wait, applied));
+  }
+
+  private final KvStore store;
+  private final RequestApplier requests;
+  private final Wait wait;
+  private final AppliedIndexWait applied;
+
+  private MvccApplier(ActorContext<Command> ctx, KvStore store, RequestApplier requests, Wait wait,
+      AppliedIndexWait applied) {
+    super(ctx);
+    this.store = store;
+    this.requests = requests;
+    this.wait = wait;
+    this.applied = applied;
+  }
+
+  @Override
+  public Receive<Command> createReceive() {
+    return newReceiveBuilder().onMessage(Apply.class, this::onApply).build();
+  }
+
+  private Behavior<Command> onApply(Apply apply) {
+    List<Runnable> replies = new ArrayList<>();
+    long last = store.appliedIndex();
+    for (Entry e : apply.entries()) {
+      if (e.index() <= last) {
+        continue;
+      }
+      last = e.index();
+      if (e.type() != EntryType.NORMAL || e.data().isEmpty()) {
+        store.setAppliedIndex(e.index());
+        continue;
+      }
+      InternalRaftRequest request;
+      try {
+        request = InternalRaftRequest.parseFrom(e.data());
+      } catch (InvalidProtocolBufferException ex) {
+        getContext().getLog().error("entry {} is not a request; skipped", e.index(), ex);
+        store.setAppliedIndex(e.index());
+        continue;
+      }
+      long id = request.getId();
+      try {
+        Object response = requests.apply(store, e.index(), request);
+        replies.add(() -> reply(id, response));
+      } catch (EtcdException ex) {
+        // Validation failed before anything was written: the entry is applied as a no-op.
+        store.setAppliedIndex(e.index());
+        replies.add(() -> wait.fail(id, ex));
+      }
+    }
+    store.commitBatch();
+    applied.advance(last);
+    replies.forEach(Runnable::run);
+    return this;
+  }
+
+  private void reply(long id, Object response) {
+    if (response instanceof CompletionStage<?> stage) {
+      stage.whenComplete((r, err) -> {
+        if (err != null) {
+          wait.fail(id, err);
+        } else {
+          wait.trigger(id, r);
+        }
+      });
+    } else {
+      wait.trigger(id, response);
+    }
+  }
+}

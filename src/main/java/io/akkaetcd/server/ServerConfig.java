@@ -1,0 +1,146 @@
+package io.akkaetcd.server;
+
+import io.akkaetcd.server.Flags.FlagException;
+import java.net.URI;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * A member's validated configuration, built from etcd's flags. Invariants checked here, as etcd
+ * checks them at start: election timeout at least 5 heartbeats and at most 50 s, this member named
+ * in the initial cluster, URLs of the form {@code http://host:port}.
+ */
+public record ServerConfig(
+    String name,
+    Path dataDir,
+    List<URI> listenClientUrls,
+    List<URI> advertiseClientUrls,
+    List<URI> listenPeerUrls,
+    List<URI> initialAdvertisePeerUrls,
+    Map<String, List<URI>> initialCluster,
+    String initialClusterState,
+    String initialClusterToken,
+    int maxRequestBytes,
+    int maxTxnOps,
+    long quotaBackendBytes,
+    long snapshotCount,
+    Duration heartbeatInterval,
+    Duration electionTimeout,
+    String autoCompactionMode,
+    String autoCompactionRetention,
+    String logLevel) {
+
+  /** etcd's default backend quota when --quota-backend-bytes is 0 (2 GiB). */
+  public static final long DEFAULT_QUOTA_BYTES = 2L * 1024 * 1024 * 1024;
+
+  public static ServerConfig fromFlags(Map<String, String> v) {
+    long heartbeat = positiveLong(v, "heartbeat-interval");
+    long election = positiveLong(v, "election-timeout");
+    if (election < 5 * heartbeat) {
+      throw new FlagException("--election-timeout[" + election + "ms] should be at least as 5 times as"
+          + " --heartbeat-interval[" + heartbeat + "ms]");
+    }
+    if (election > 50000) {
+      throw new FlagException("--election-timeout[" + election + "ms] is too long, and should be set less than 50 seconds");
+    }
+    String mode = v.get("auto-compaction-mode");
+    if (!mode.equals("periodic") && !mode.equals("revision")) {
+      throw new FlagException("unknown auto-compaction-mode \"" + mode + "\"");
+    }
+    String state = v.get("initial-cluster-state");
+    if (!state.equals("new") && !state.equals("existing")) {
+      throw new FlagException("invalid value \"" + state + "\" for flag -initial-cluster-state: valid values are \"new\", \"existing\"");
+    }
+    long quota = nonNegativeLong(v, "quota-backend-bytes");
+    ServerConfig c = new ServerConfig(
+        v.get("name"),
+        Path.of(v.get("data-dir")),
+        urls(v, "listen-client-urls"),
+        urls(v, "advertise-client-urls"),
+        urls(v, "listen-peer-urls"),
+        urls(v, "initial-advertise-peer-urls"),
+        initialCluster(v.get("initial-cluster")),
+        state,
+        v.get("initial-cluster-token"),
+        (int) Math.min(Integer.MAX_VALUE, positiveLong(v, "max-request-bytes")),
+        (int) Math.min(Integer.MAX_VALUE, positiveLong(v, "max-txn-ops")),
+        quota == 0 ? DEFAULT_QUOTA_BYTES : quota,
+        positiveLong(v, "snapshot-count"),
+        Duration.ofMillis(heartbeat),
+        Duration.ofMillis(election),
+        mode,
+        v.get("auto-compaction-retention"),
+        v.get("log-level"));
+    // Refuses a malformed retention at start, as etcd does.
+    io.akkaetcd.compactor.CompactionPolicy.of(mode, c.autoCompactionRetention());
+    if (!c.initialCluster.containsKey(c.name)) {
+      throw new FlagException("couldn't find local name \"" + c.name + "\" in the initial cluster configuration");
+    }
+    return c;
+  }
+
+  /** The election timeout in heartbeat ticks (etcd's ElectionTicks). */
+  public int electionTicks() {
+    return (int) Math.max(1, electionTimeout.toMillis() / heartbeatInterval.toMillis());
+  }
+
+  static List<URI> urls(Map<String, String> v, String flag) {
+    List<URI> out = new ArrayList<>();
+    for (String s : v.get(flag).split(",")) {
+      out.add(url(s.trim(), flag));
+    }
+    return List.copyOf(out);
+  }
+
+  static URI url(String s, String flag) {
+    try {
+      URI u = new URI(s);
+      if (u.getScheme() == null || u.getHost() == null || u.getPort() < 0
+          || !(u.getScheme().equals("http") || u.getScheme().equals("https"))) {
+        throw new FlagException("invalid URL \"" + s + "\" for --" + flag + " (expected http://host:port)");
+      }
+      return u;
+    } catch (java.net.URISyntaxException e) {
+      throw new FlagException("invalid URL \"" + s + "\" for --" + flag + ": " + e.getMessage());
+    }
+  }
+
+  static Map<String, List<URI>> initialCluster(String s) {
+    Map<String, List<URI>> members = new LinkedHashMap<>();
+    for (String part : s.split(",")) {
+      int eq = part.indexOf('=');
+      if (eq <= 0) {
+        throw new FlagException("--initial-cluster: \"" + part + "\" is not of the form name=url");
+      }
+      members.computeIfAbsent(part.substring(0, eq).trim(), k -> new ArrayList<>())
+          .add(url(part.substring(eq + 1).trim(), "initial-cluster"));
+    }
+    Map<String, List<URI>> out = new LinkedHashMap<>();
+    members.forEach((k, l) -> out.put(k, List.copyOf(l)));
+    return out;
+  }
+
+  private static long positiveLong(Map<String, String> v, String flag) {
+    long n = nonNegativeLong(v, flag);
+    if (n <= 0) {
+      throw new FlagException("--" + flag + " must be positive, got " + v.get(flag));
+    }
+    return n;
+  }
+
+  private static long nonNegativeLong(Map<String, String> v, String flag) {
+    try {
+      long n = Long.parseLong(v.get(flag).trim());
+      if (n < 0) {
+        throw new FlagException("--" + flag + " must not be negative, got " + n);
+      }
+      return n;
+    } catch (NumberFormatException e) {
+      throw new FlagException("invalid value \"" + v.get(flag) + "\" for flag -" + flag + ": parse error");
+    }
+  }
+}

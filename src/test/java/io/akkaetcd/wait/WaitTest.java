@@ -1,0 +1,47 @@
+package io.akkaetcd.wait;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import org.junit.jupiter.api.Test;
+
+class WaitTest {
+  @Test
+  void triggerCompletesOnlyTheRegisteredRequest() throws Exception {
+    Wait w = new Wait();
+    CompletableFuture<Object> f = w.register(7);
+    w.trigger(8, "other");
+    assertFalse(f.isDone());
+    w.trigger(7, "mine");
+    assertEquals("mine", f.get());
+    assertFalse(w.isPending(7));
+  }
+
+  @Test
+  void failAndDuplicates() {
+    Wait w = new Wait();
+    CompletableFuture<Object> f = w.register(1);
+    assertThrows(IllegalStateException.class, () -> w.register(1));
+    w.fail(1, new RuntimeException("dropped"));
+    assertThrows(ExecutionException.class, f::get);
+  }
+
+  @Test
+  void appliedIndexWaitersCompleteInOrderOnceReached() {
+    AppliedIndexWait a = new AppliedIndexWait(5);
+    assertTrue(a.waitFor(5).isDone());
+    CompletableFuture<Long> f7 = a.waitFor(7);
+    CompletableFuture<Long> f9 = a.waitFor(9);
+    a.advance(8);
+    assertTrue(f7.isDone());
+    assertFalse(f9.isDone());
+    a.advance(6); // never goes back
+    assertEquals(8, a.applied());
+    a.advance(9);
+    assertTrue(f9.isDone());
+  }
+}
