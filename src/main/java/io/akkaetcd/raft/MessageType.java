@@ -1,0 +1,24 @@
+package io.akkaetcd.raft;
+
+/**
+ * Messages between members (names after the Raft paper's RPCs) and the local ones a member
+ * gives itself ({@link #HUP} starts an election, {@link #BEAT} a heartbeat round,
+ * {@link #CHECK_QUORUM} the leader's lease check). Local messages never leave the core.
+ */
+public enum MessageType {
+  HUP, BEAT, CHECK_QUORUM, PROPOSE,
+  APPEND_ENTRIES, APPEND_ENTRIES_RESPONSE,
+  REQUEST_VOTE, REQUEST_VOTE_RESPONSE,
+  REQUEST_PRE_VOTE, REQUEST_PRE_VOTE_RESPONSE,
+  HEARTBEAT, HEARTBEAT_RESPONSE,
+  READ_INDEX, READ_INDEX_RESPONSE;
+
+  boolean isLocal() {
+    return this == HUP || this == BEAT || this == CHECK_QUORUM;
+  }
+
+  /** The response type of a vote request of this kind. */
+  MessageType voteResponse() {
+    return this == REQUEST_PRE_VOTE ? REQUEST_PRE_VOTE_RESPONSE : REQUEST_VOTE_RESPONSE;
+  }
+}

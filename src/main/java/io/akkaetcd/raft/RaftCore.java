@@ -1,0 +1,614 @@
+package io.akkaetcd.raft;
+
+import com.google.protobuf.ByteString;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * A Raft member's consensus state machine, as a plain object (the shape of etcd's raft).
+ *
+ * <p>Input: {@link #tick()}, {@link #step(Message)}, {@link #propose(List)},
+ * {@link #readIndex(ByteString)}, {@link #campaign()}. Output: a {@link Ready} that the driver
+ * handles in order (persist, send, apply) and then acknowledges with {@link #advance(Ready)}. No
+ * threads, clock, randomness of its own or I/O: the driver owns all of those.
+ *
+ * <p>Invariants: at most one vote per term (Raft §5.2); a leader commits only entries of its own
+ * term by counting replicas (§5.4.2); a read index is given out only after the leader has
+ * committed an entry in its term and confirmed its leadership with a heartbeat round (thesis §6.4).
+ */
+public final class RaftCore {
+  private final long id;
+  private final List<Long> voters;
+  private final RaftConfig config;
+  private final RaftLog log;
+
+  private long term;
+  private long vote;
+  private long leader;
+  private StateRole role = StateRole.FOLLOWER;
+
+  private int electionElapsed;
+  private int heartbeatElapsed;
+  private int randomizedElectionTimeout;
+
+  private final Map<Long, Progress> progress = new HashMap<>();
+  private final Map<Long, Boolean> votes = new HashMap<>();
+  private final List<Message> msgs = new ArrayList<>();
+  private final List<ReadState> readStates = new ArrayList<>();
+
+  /** Reads waiting for the leader's first commit in its term: (context, requester). */
+  private final List<Message> readsBeforeFirstCommit = new ArrayList<>();
+  /** Reads waiting for heartbeat acknowledgements, in arrival order, by context. */
+  private final LinkedHashMap<ByteString, PendingRead> pendingReads = new LinkedHashMap<>();
+
+  private SoftState prevSoft;
+  private HardState prevHard;
+
+  private record PendingRead(long index, long from, ByteString context, Set<Long> acks) {}
+
+  public RaftCore(RaftConfig config, RaftStorage storage) {
+    this.config = config;
+    this.id = config.id();
+    this.voters = config.voters();
+    this.log = new RaftLog(storage, config.applied());
+    HardState hs = storage.hardState();
+    this.term = hs.term();
+    this.vote = hs.vote();
+    becomeFollower(term, 0);
+    this.prevSoft = softState();
+    this.prevHard = hardState();
+  }
+
+  // ---- queries ----
+
+  public long id() {
+    return id;
+  }
+
+  public long term() {
+    return term;
+  }
+
+  public long leader() {
+    return leader;
+  }
+
+  public StateRole role() {
+    return role;
+  }
+
+  public long committedIndex() {
+    return log.committed;
+  }
+
+  public long lastIndex() {
+    return log.lastIndex();
+  }
+
+  private SoftState softState() {
+    return new SoftState(leader, role);
+  }
+
+  private HardState hardState() {
+    return new HardState(term, vote, log.committed);
+  }
+
+  private boolean promotable() {
+    return voters.contains(id);
+  }
+
+  // ---- inputs ----
+
+  /** One heartbeat interval has passed. */
+  public void tick() {
+    if (role == StateRole.LEADER) {
+      heartbeatElapsed++;
+      electionElapsed++;
+      if (electionElapsed >= config.electionTick()) {
+        electionElapsed = 0;
+        if (config.checkQuorum()) {
+          step(local(MessageType.CHECK_QUORUM));
+        }
+      }
+      if (role == StateRole.LEADER && heartbeatElapsed >= config.heartbeatTick()) {
+        heartbeatElapsed = 0;
+        step(local(MessageType.BEAT));
+      }
+      return;
+    }
+    electionElapsed++;
+    if (promotable() && electionElapsed >= randomizedElectionTimeout) {
+      electionElapsed = 0;
+      step(local(MessageType.HUP));
+    }
+  }
+
+  /** Starts an election now (pre-vote first if configured). */
+  public void campaign() {
+    step(local(MessageType.HUP));
+  }
+
+  /** Proposes entries as one batch; throws {@link ProposalDroppedException} if none can take it. */
+  public void propose(List<ByteString> data) {
+    List<Entry> entries = new ArrayList<>(data.size());
+    for (ByteString d : data) {
+      entries.add(Entry.normal(0, 0, d));
+    }
+    step(Message.of(MessageType.PROPOSE).from(id).to(id).entries(entries).build());
+  }
+
+  /** Asks for a read index; the answer comes as a {@link ReadState} with the same context. */
+  public void readIndex(ByteString requestCtx) {
+    step(Message.of(MessageType.READ_INDEX).from(id).to(id).context(requestCtx).build());
+  }
+
+  private Message local(MessageType type) {
+    return Message.of(type).from(id).to(id).build();
+  }
+
+  /** Handles a message from a peer (or a local one). */
+  public void step(Message m) {
+    if (m.term() == 0) {
+      // local or term-less (forwarded proposal / read index)
+    } else if (m.term() > term) {
+      boolean preVoteRequest = m.type() == MessageType.REQUEST_PRE_VOTE;
+      boolean grantedPreVote = m.type() == MessageType.REQUEST_PRE_VOTE_RESPONSE && !m.reject();
+      boolean voteRequest = preVoteRequest || m.type() == MessageType.REQUEST_VOTE;
+      if (voteRequest && config.checkQuorum() && leader != 0 && electionElapsed < config.electionTick()) {
+        // Leader lease (thesis §4.2.3): we heard from a leader recently; ignore the disruption.
+        return;
+      }
+      if (!preVoteRequest && !grantedPreVote) {
+        boolean fromLeader = m.type() == MessageType.APPEND_ENTRIES || m.type() == MessageType.HEARTBEAT;
+        becomeFollower(m.term(), fromLeader ? m.from() : 0);
+      }
+    } else if (m.term() < term) {
+      if ((config.checkQuorum() || config.preVote())
+          && (m.type() == MessageType.APPEND_ENTRIES || m.type() == MessageType.HEARTBEAT)) {
+        // Tell a stale leader about the newer term so it steps down.
+        send(Message.of(MessageType.APPEND_ENTRIES_RESPONSE).to(m.from()).build());
+      } else if (m.type() == MessageType.REQUEST_PRE_VOTE) {
+        send(Message.of(MessageType.REQUEST_PRE_VOTE_RESPONSE).to(m.from()).term(term).reject(true).build());
+      }
+      return;
+    }
+
+    switch (m.type()) {
+      case HUP -> hup();
+      case REQUEST_VOTE, REQUEST_PRE_VOTE -> handleVoteRequest(m);
+      default -> {
+        switch (role) {
+          case LEADER -> stepLeader(m);
+          case CANDIDATE, PRE_CANDIDATE -> stepCandidate(m);
+          case FOLLOWER -> stepFollower(m);
+        }
+      }
+    }
+  }
+
+  // ---- elections (Raft §5.2, thesis §9.6 pre-vote) ----
+
+  private void hup() {
+    if (role == StateRole.LEADER || !promotable()) {
+      return;
+    }
+    if (log.committed > log.applied && hasUnappliedConfChange()) {
+      return;
+    }
+    campaignFor(config.preVote() ? MessageType.REQUEST_PRE_VOTE : MessageType.REQUEST_VOTE);
+  }
+
+  private boolean hasUnappliedConfChange() {
+    return log.nextCommitted(Long.MAX_VALUE).stream().anyMatch(e -> e.type() == EntryType.CONF_CHANGE);
+  }
+
+  private void campaignFor(MessageType kind) {
+    long voteTerm;
+    if (kind == MessageType.REQUEST_PRE_VOTE) {
+      becomePreCandidate();
+      voteTerm = term + 1;
+    } else {
+      becomeCandidate();
+      voteTerm = term;
+    }
+    if (poll(id, kind.voteResponse(), true) == Quorum.VoteResult.WON) {
+      winElection(kind);
+      return;
+    }
+    for (long peer : voters) {
+      if (peer != id) {
+        send(Message.of(kind).to(peer).term(voteTerm).index(log.lastIndex()).logTerm(log.lastTerm()).build());
+      }
+    }
+  }
+
+  private void winElection(MessageType kind) {
+    if (kind == MessageType.REQUEST_PRE_VOTE) {
+      campaignFor(MessageType.REQUEST_VOTE);
+    } else {
+      becomeLeader();
+    }
+  }
+
+  private Quorum.VoteResult poll(long from, MessageType type, boolean granted) {
+    votes.putIfAbsent(from, granted);
+    long yes = votes.values().stream().filter(v -> v).count();
+    return Quorum.tally(voters.size(), yes, votes.size() - yes);
+  }
+
+  private void handleVoteRequest(Message m) {
+    boolean preVote = m.type() == MessageType.REQUEST_PRE_VOTE;
+    boolean canVote = vote == m.from()
+        || (vote == 0 && leader == 0)
+        || (preVote && m.term() > term);
+    if (canVote && log.isUpToDate(m.index(), m.logTerm())) {
+      send(Message.of(m.type().voteResponse()).to(m.from()).term(m.term()).build());
+      if (!preVote) {
+        electionElapsed = 0;
+        vote = m.from();
+      }
+    } else {
+      send(Message.of(m.type().voteResponse()).to(m.from()).term(term).reject(true).build());
+    }
+  }
+
+  private void becomeFollower(long newTerm, long newLeader) {
+    reset(newTerm);
+    role = StateRole.FOLLOWER;
+    leader = newLeader;
+  }
+
+  private void becomePreCandidate() {
+    // Pre-vote changes neither term nor vote: a partitioned member cannot disrupt by rejoining.
+    votes.clear();
+    role = StateRole.PRE_CANDIDATE;
+    leader = 0;
+  }
+
+  private void becomeCandidate() {
+    reset(term + 1);
+    vote = id;
+    role = StateRole.CANDIDATE;
+  }
+
+  private void becomeLeader() {
+    reset(term);
+    role = StateRole.LEADER;
+    leader = id;
+    for (long peer : voters) {
+      Progress p = new Progress(log.lastIndex() + 1);
+      p.recentActive = true;
+      progress.put(peer, p);
+    }
+    // Raft §8: a new leader commits a no-op of its term, which also commits what came before.
+    appendEntries(List.of(Entry.normal(0, 0, ByteString.EMPTY)));
+    bcastAppend();
+  }
+
+  private void reset(long newTerm) {
+    if (newTerm != term) {
+      term = newTerm;
+      vote = 0;
+    }
+    leader = 0;
+    electionElapsed = 0;
+    heartbeatElapsed = 0;
+    randomizedElectionTimeout = config.electionTick() + config.random().nextInt(config.electionTick());
+    votes.clear();
+    progress.clear();
+    pendingReads.clear();
+    readsBeforeFirstCommit.clear();
+  }
+
+  // ---- leader ----
+
+  private void stepLeader(Message m) {
+    switch (m.type()) {
+      case BEAT -> bcastHeartbeat(ByteString.EMPTY);
+      case CHECK_QUORUM -> {
+        long active = voters.stream().filter(p -> p == id || progress.get(p).recentActive).count();
+        if (active < Quorum.majority(voters.size())) {
+          becomeFollower(term, 0);
+          return;
+        }
+        progress.forEach((p, pr) -> pr.recentActive = p == id);
+      }
+      case PROPOSE -> {
+        if (!voters.contains(id)) {
+          throw new ProposalDroppedException("leader is not a voter");
+        }
+        appendEntries(m.entries());
+        bcastAppend();
+      }
+      case READ_INDEX -> handleReadIndexAsLeader(m);
+      case APPEND_ENTRIES_RESPONSE -> handleAppendResponse(m);
+      case HEARTBEAT_RESPONSE -> {
+        Progress pr = progress.get(m.from());
+        if (pr == null) {
+          return;
+        }
+        pr.recentActive = true;
+        if (pr.match < log.lastIndex()) {
+          sendAppend(m.from());
+        }
+        if (!m.context().isEmpty()) {
+          ackRead(m.context(), m.from());
+        }
+      }
+      default -> { }
+    }
+  }
+
+  private void appendEntries(List<Entry> entries) {
+    long index = log.lastIndex();
+    List<Entry> stamped = new ArrayList<>(entries.size());
+    for (Entry e : entries) {
+      stamped.add(new Entry(term, ++index, e.type(), e.data()));
+    }
+    log.append(stamped);
+    progress.get(id).maybeUpdate(log.lastIndex());
+    maybeCommit();
+  }
+
+  /** Commits the highest index a majority has, if it is of the current term (Raft §5.4.2). */
+  private boolean maybeCommit() {
+    List<Long> matches = new ArrayList<>();
+    for (long v : voters) {
+      matches.add(progress.get(v).match);
+    }
+    long index = Quorum.committedIndex(matches);
+    if (index > log.committed && log.term(index) == term) {
+      boolean firstInTerm = log.term(log.committed) != term;
+      log.commitTo(index);
+      if (firstInTerm) {
+        releaseReadsBeforeFirstCommit();
+      }
+      return true;
+    }
+    return false;
+  }
+
+  private void handleAppendResponse(Message m) {
+    Progress pr = progress.get(m.from());
+    if (pr == null) {
+      return;
+    }
+    pr.recentActive = true;
+    if (m.reject()) {
+      if (pr.maybeDecrease(m.index(), m.rejectHint())) {
+        sendAppend(m.from());
+      }
+      return;
+    }
+    if (pr.maybeUpdate(m.index())) {
+      if (maybeCommit()) {
+        bcastAppend();
+      } else if (pr.match < log.lastIndex()) {
+        sendAppend(m.from());
+      }
+    }
+  }
+
+  private void bcastAppend() {
+    for (long peer : voters) {
+      if (peer != id) {
+        sendAppend(peer);
+      }
+    }
+  }
+
+  private void sendAppend(long to) {
+    Progress pr = progress.get(to);
+    long prev = pr.next - 1;
+    if (prev < log.firstIndex() - 1) {
+      // Needs a snapshot: comes with the multi-member issue; retry from the first entry we have.
+      prev = log.firstIndex() - 1;
+    }
+    List<Entry> entries = pr.next <= log.lastIndex()
+        ? log.slice(Math.max(pr.next, log.firstIndex()), log.lastIndex() + 1, config.maxSizePerMsg())
+        : List.of();
+    send(Message.of(MessageType.APPEND_ENTRIES).to(to).index(prev).logTerm(log.term(prev))
+        .entries(entries).commit(log.committed).build());
+    if (!entries.isEmpty()) {
+      // Optimistic pipelining: the next append starts after what is in flight.
+      pr.next = entries.get(entries.size() - 1).index() + 1;
+    }
+  }
+
+  private void bcastHeartbeat(ByteString context) {
+    for (long peer : voters) {
+      if (peer != id) {
+        long commit = Math.min(progress.get(peer).match, log.committed);
+        send(Message.of(MessageType.HEARTBEAT).to(peer).commit(commit).context(context).build());
+      }
+    }
+  }
+
+  private void handleReadIndexAsLeader(Message m) {
+    if (log.term(log.committed) != term) {
+      readsBeforeFirstCommit.add(m);
+      return;
+    }
+    long index = log.committed;
+    if (voters.size() == 1) {
+      answerRead(m.from(), index, m.context());
+      return;
+    }
+    PendingRead read = new PendingRead(index, m.from(), m.context(), new HashSet<>(Set.of(id)));
+    pendingReads.put(m.context(), read);
+    bcastHeartbeat(m.context());
+  }
+
+  private void releaseReadsBeforeFirstCommit() {
+    List<Message> waiting = List.copyOf(readsBeforeFirstCommit);
+    readsBeforeFirstCommit.clear();
+    waiting.forEach(this::handleReadIndexAsLeader);
+  }
+
+  /** A heartbeat round for {@code context} was acknowledged by {@code from}: release what a majority confirmed. */
+  private void ackRead(ByteString context, long from) {
+    PendingRead read = pendingReads.get(context);
+    if (read == null) {
+      return;
+    }
+    read.acks().add(from);
+    if (read.acks().size() < Quorum.majority(voters.size())) {
+      return;
+    }
+    // This round confirms leadership for every read queued before it too.
+    var it = pendingReads.entrySet().iterator();
+    while (it.hasNext()) {
+      PendingRead r = it.next().getValue();
+      it.remove();
+      answerRead(r.from(), r.index(), r.context());
+      if (r == read) {
+        break;
+      }
+    }
+  }
+
+  private void answerRead(long to, long index, ByteString context) {
+    if (to == id) {
+      readStates.add(new ReadState(index, context));
+    } else {
+      send(Message.of(MessageType.READ_INDEX_RESPONSE).to(to).index(index).context(context).build());
+    }
+  }
+
+  // ---- candidate ----
+
+  private void stepCandidate(Message m) {
+    MessageType expected = role == StateRole.PRE_CANDIDATE
+        ? MessageType.REQUEST_PRE_VOTE_RESPONSE : MessageType.REQUEST_VOTE_RESPONSE;
+    switch (m.type()) {
+      case PROPOSE -> throw new ProposalDroppedException("no leader (election in progress)");
+      case READ_INDEX -> throw new ProposalDroppedException("no leader (election in progress)");
+      case APPEND_ENTRIES -> {
+        becomeFollower(m.term(), m.from());
+        handleAppend(m);
+      }
+      case HEARTBEAT -> {
+        becomeFollower(m.term(), m.from());
+        handleHeartbeat(m);
+      }
+      default -> {
+        if (m.type() == expected) {
+          switch (poll(m.from(), m.type(), !m.reject())) {
+            case WON -> winElection(role == StateRole.PRE_CANDIDATE
+                ? MessageType.REQUEST_PRE_VOTE : MessageType.REQUEST_VOTE);
+            case LOST -> becomeFollower(term, 0);
+            case PENDING -> { }
+          }
+        }
+      }
+    }
+  }
+
+  // ---- follower ----
+
+  private void stepFollower(Message m) {
+    switch (m.type()) {
+      case PROPOSE -> {
+        if (leader == 0) {
+          throw new ProposalDroppedException("no leader");
+        }
+        send(Message.of(MessageType.PROPOSE).to(leader).entries(m.entries()).build());
+      }
+      case READ_INDEX -> {
+        if (leader == 0) {
+          throw new ProposalDroppedException("no leader");
+        }
+        send(Message.of(MessageType.READ_INDEX).to(leader).context(m.context()).build());
+      }
+      case READ_INDEX_RESPONSE -> readStates.add(new ReadState(m.index(), m.context()));
+      case APPEND_ENTRIES -> {
+        electionElapsed = 0;
+        leader = m.from();
+        handleAppend(m);
+      }
+      case HEARTBEAT -> {
+        electionElapsed = 0;
+        leader = m.from();
+        handleHeartbeat(m);
+      }
+      default -> { }
+    }
+  }
+
+  private void handleAppend(Message m) {
+    if (m.index() < log.committed) {
+      send(Message.of(MessageType.APPEND_ENTRIES_RESPONSE).to(m.from()).index(log.committed).build());
+      return;
+    }
+    long lastNew = log.maybeAppend(m.index(), m.logTerm(), m.commit(), m.entries());
+    if (lastNew >= 0) {
+      send(Message.of(MessageType.APPEND_ENTRIES_RESPONSE).to(m.from()).index(lastNew).build());
+    } else {
+      send(Message.of(MessageType.APPEND_ENTRIES_RESPONSE).to(m.from()).index(m.index())
+          .reject(true).rejectHint(log.lastIndex()).build());
+    }
+  }
+
+  private void handleHeartbeat(Message m) {
+    log.commitTo(Math.min(m.commit(), log.lastIndex()));
+    send(Message.of(MessageType.HEARTBEAT_RESPONSE).to(m.from()).context(m.context()).build());
+  }
+
+  // ---- output ----
+
+  private void send(Message m) {
+    Message.Builder b = Message.of(m.type()).from(id).to(m.to()).logTerm(m.logTerm()).index(m.index())
+        .entries(m.entries()).commit(m.commit()).reject(m.reject()).rejectHint(m.rejectHint())
+        .context(m.context());
+    boolean termless = m.type() == MessageType.PROPOSE || m.type() == MessageType.READ_INDEX;
+    boolean voteKind = m.type() == MessageType.REQUEST_VOTE || m.type() == MessageType.REQUEST_PRE_VOTE
+        || m.type() == MessageType.REQUEST_VOTE_RESPONSE || m.type() == MessageType.REQUEST_PRE_VOTE_RESPONSE;
+    // Vote messages carry the term they were built with; the others carry ours.
+    b.term(termless ? 0 : voteKind ? m.term() : term);
+    msgs.add(b.build());
+  }
+
+  public boolean hasReady() {
+    return !softState().equals(prevSoft)
+        || !hardState().equals(prevHard)
+        || !log.unstableEntries().isEmpty()
+        || !msgs.isEmpty()
+        || !readStates.isEmpty()
+        || log.hasNextCommitted();
+  }
+
+  public Ready ready() {
+    SoftState soft = softState();
+    HardState hard = hardState();
+    return new Ready(
+        soft.equals(prevSoft) ? null : soft,
+        hard.equals(prevHard) ? null : hard,
+        log.unstableEntries(),
+        msgs,
+        log.nextCommitted(64L * 1024 * 1024),
+        readStates);
+  }
+
+  public void advance(Ready rd) {
+    if (rd.softState() != null) {
+      prevSoft = rd.softState();
+    }
+    if (rd.hardState() != null) {
+      prevHard = rd.hardState();
+    }
+    if (!rd.entries().isEmpty()) {
+      Entry last = rd.entries().get(rd.entries().size() - 1);
+      log.stableTo(last.index(), last.term());
+    }
+    if (!rd.committedEntries().isEmpty()) {
+      log.appliedTo(rd.committedEntries().get(rd.committedEntries().size() - 1).index());
+    }
+    msgs.subList(0, Math.min(rd.messages().size(), msgs.size())).clear();
+    readStates.subList(0, Math.min(rd.readStates().size(), readStates.size())).clear();
+  }
+}

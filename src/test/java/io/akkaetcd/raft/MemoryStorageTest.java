@@ -1,0 +1,35 @@
+package io.akkaetcd.raft;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+import com.google.protobuf.ByteString;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+class MemoryStorageTest {
+  static Entry e(long term, long index) {
+    return Entry.normal(term, index, ByteString.EMPTY);
+  }
+
+  @Test
+  void appendTruncatesAConflictingSuffix() {
+    MemoryStorage s = new MemoryStorage();
+    s.append(List.of(e(1, 1), e(1, 2), e(1, 3)));
+    s.append(List.of(e(2, 2)));
+    assertEquals(2, s.lastIndex());
+    assertEquals(2, s.term(2));
+    assertThrows(IllegalArgumentException.class, () -> s.append(List.of(e(2, 5))));
+  }
+
+  @Test
+  void compactKeepsTheCompactionPointsTerm() {
+    MemoryStorage s = new MemoryStorage();
+    s.append(List.of(e(1, 1), e(1, 2), e(2, 3)));
+    s.compact(2);
+    assertEquals(3, s.firstIndex());
+    assertEquals(1, s.term(2));
+    assertEquals(List.of(e(2, 3)), s.entries(3, 4, Long.MAX_VALUE));
+    assertThrows(IndexOutOfBoundsException.class, () -> s.entries(2, 4, Long.MAX_VALUE));
+  }
+}

@@ -1,0 +1,265 @@
+package io.akkaetcd.raft;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
+
+import com.google.protobuf.ByteString;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.SplittableRandom;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/**
+ * A seeded simulated network of RaftCores: messages are delayed, reordered, dropped and
+ * duplicated, members are partitioned and restarted from their durable storage. After every step
+ * it checks Raft's safety properties (Raft §5.2, §5.3, §5.4, Figure 3): election safety, log
+ * matching, leader completeness and state-machine safety. On failure the seed is printed; replay
+ * one run with {@code -Draft.sim.seed=N}.
+ */
+class RaftSimulationTest {
+  private static final int STEPS = 6000;
+
+  private final class Node {
+    final long id;
+    final MemoryStorage storage = new MemoryStorage();
+    RaftCore core;
+    long applied;
+    final List<Entry> appliedEntries = new ArrayList<>();
+
+    Node(long id, List<Long> voters, SplittableRandom random) {
+      this.id = id;
+      start(voters, random);
+    }
+
+    void start(List<Long> voters, SplittableRandom random) {
+      core = new RaftCore(new RaftConfig(id, voters, 10, 1, applied, 64, 4096, true, true, random.split()), storage);
+    }
+  }
+
+  private record InFlight(Message m, int deliverAt) {}
+
+  private SplittableRandom random;
+  private List<Node> nodes;
+  private List<InFlight> network;
+  private Set<Long> isolated;
+  private final Map<Long, Long> leaderOfTerm = new HashMap<>();
+  /** index → the entry every member applied there (state-machine safety). */
+  private final Map<Long, Entry> appliedAt = new HashMap<>();
+  private int now;
+  private int proposalsCommitted;
+
+  @ParameterizedTest
+  @ValueSource(ints = {3, 5})
+  void safetyHoldsUnderFaults(int size) {
+    String fixed = System.getProperty("raft.sim.seed");
+    int runs = fixed != null ? 1 : 6;
+    for (int run = 0; run < runs; run++) {
+      long seed = fixed != null ? Long.parseLong(fixed) : System.nanoTime() + run;
+      try {
+        simulate(size, seed);
+      } catch (AssertionError | RuntimeException e) {
+        fail("raft simulation with " + size + " members failed; replay with -Draft.sim.seed=" + seed, e);
+      }
+    }
+  }
+
+  private void simulate(int size, long seed) {
+    random = new SplittableRandom(seed);
+    List<Long> voters = new ArrayList<>();
+    for (long i = 1; i <= size; i++) {
+      voters.add(i);
+    }
+    nodes = new ArrayList<>();
+    for (long id : voters) {
+      nodes.add(new Node(id, voters, random));
+    }
+    network = new ArrayList<>();
+    isolated = new HashSet<>();
+    leaderOfTerm.clear();
+    appliedAt.clear();
+    now = 0;
+    proposalsCommitted = 0;
+    int proposalNo = 0;
+
+    for (int step = 0; step < STEPS; step++) {
+      now++;
+      int action = random.nextInt(100);
+      if (action < 45) {
+        deliverDue();
+      } else if (action < 75) {
+        node(random.nextInt(size)).core.tick();
+      } else if (action < 88) {
+        Node n = node(random.nextInt(size));
+        try {
+          n.core.propose(List.of(ByteString.copyFromUtf8("p" + proposalNo++)));
+        } catch (ProposalDroppedException ignored) {
+          // no leader known: a client would retry
+        }
+      } else if (action < 93) {
+        changePartition(size);
+      } else if (action < 95) {
+        restart(node(random.nextInt(size)), voters);
+      } else {
+        deliverDue();
+      }
+      nodes.forEach(this::drain);
+      checkSafety();
+    }
+    // Heal and let the cluster settle: it must make progress and converge.
+    isolated.clear();
+    for (int i = 0; i < 3000; i++) {
+      now++;
+      deliverAll();
+      nodes.forEach(n -> n.core.tick());
+      nodes.forEach(this::drain);
+      checkSafety();
+    }
+    Node leader = nodes.stream().filter(n -> n.core.role() == StateRole.LEADER).findFirst()
+        .orElseThrow(() -> new AssertionError("no leader after healing"));
+    leader.core.propose(List.of(ByteString.copyFromUtf8("final")));
+    for (int i = 0; i < 200; i++) {
+      now++;
+      deliverAll();
+      nodes.forEach(n -> n.core.tick());
+      nodes.forEach(this::drain);
+    }
+    checkSafety();
+    long commit = leader.core.committedIndex();
+    for (Node n : nodes) {
+      assertEquals(commit, n.applied, "member " + n.id + " converged");
+    }
+    assertTrue(appliedAt.values().stream().anyMatch(e -> e.data().toStringUtf8().equals("final")));
+    assertTrue(proposalsCommitted > 50, "the faulty phase made progress too: " + proposalsCommitted);
+    assertTrue(leaderOfTerm.size() > 1, "leadership changed under faults");
+  }
+
+  private Node node(int i) {
+    return nodes.get(i);
+  }
+
+  private void drain(Node n) {
+    while (n.core.hasReady()) {
+      Ready rd = n.core.ready();
+      n.storage.append(rd.entries());
+      if (rd.hardState() != null) {
+        n.storage.setHardState(rd.hardState());
+      }
+      for (Message m : rd.messages()) {
+        if (random.nextInt(100) < 5) {
+          continue; // dropped
+        }
+        network.add(new InFlight(m, now + random.nextInt(8)));
+        if (random.nextInt(100) < 3) {
+          network.add(new InFlight(m, now + random.nextInt(20))); // duplicated
+        }
+      }
+      for (Entry e : rd.committedEntries()) {
+        Entry prior = appliedAt.putIfAbsent(e.index(), e);
+        if (prior != null && !prior.equals(e)) {
+          throw new AssertionError("state machine safety: index " + e.index() + " applied as " + prior
+              + " and as " + e + " on member " + n.id);
+        }
+        assertEquals(n.applied + 1, e.index(), "applied in order without gaps on " + n.id);
+        n.applied = e.index();
+        if (!e.data().isEmpty()) {
+          proposalsCommitted++;
+        }
+      }
+      n.core.advance(rd);
+      if (n.core.role() == StateRole.LEADER) {
+        Long prior = leaderOfTerm.putIfAbsent(n.core.term(), n.id);
+        if (prior != null && prior != n.id) {
+          throw new AssertionError("election safety: term " + n.core.term() + " has leaders " + prior + " and " + n.id);
+        }
+        checkLeaderCompleteness(n);
+      }
+    }
+  }
+
+  private void deliverDue() {
+    List<InFlight> due = new ArrayList<>();
+    for (InFlight f : network) {
+      if (f.deliverAt() <= now) {
+        due.add(f);
+      }
+    }
+    if (due.isEmpty()) {
+      return;
+    }
+    InFlight f = due.get(random.nextInt(due.size())); // any due message: reordering
+    network.remove(f);
+    deliver(f.m());
+  }
+
+  private void deliverAll() {
+    List<InFlight> all = new ArrayList<>(network);
+    network.clear();
+    all.forEach(f -> deliver(f.m()));
+  }
+
+  private void deliver(Message m) {
+    if (isolated.contains(m.from()) != isolated.contains(m.to())) {
+      return; // cut by the partition
+    }
+    try {
+      nodes.get((int) m.to() - 1).core.step(m);
+    } catch (ProposalDroppedException ignored) {
+      // a forwarded proposal that found no leader
+    }
+  }
+
+  private void changePartition(int size) {
+    isolated.clear();
+    if (random.nextBoolean()) {
+      int cut = 1 + random.nextInt(size / 2);
+      while (isolated.size() < cut) {
+        isolated.add(1L + random.nextInt(size));
+      }
+    }
+  }
+
+  private void restart(Node n, List<Long> voters) {
+    // What was in flight to or from it is lost with the process; its storage is what was persisted.
+    network.removeIf(f -> f.m().to() == n.id);
+    n.start(voters, random);
+  }
+
+  private void checkSafety() {
+    // Log matching (§5.3): same index and term ⇒ identical logs up to there.
+    for (int i = 0; i < nodes.size(); i++) {
+      for (int j = i + 1; j < nodes.size(); j++) {
+        MemoryStorage a = nodes.get(i).storage;
+        MemoryStorage b = nodes.get(j).storage;
+        long last = Math.min(a.lastIndex(), b.lastIndex());
+        long matchAt = 0;
+        for (long k = last; k >= 1; k--) {
+          if (a.term(k) == b.term(k)) {
+            matchAt = k;
+            break;
+          }
+        }
+        if (matchAt > 0) {
+          assertEquals(a.entries(1, matchAt + 1, Long.MAX_VALUE), b.entries(1, matchAt + 1, Long.MAX_VALUE),
+              "log matching between " + nodes.get(i).id + " and " + nodes.get(j).id);
+        }
+      }
+    }
+  }
+
+  /** Leader completeness (§5.4): a leader's log holds every entry applied anywhere. */
+  private void checkLeaderCompleteness(Node leader) {
+    for (Entry e : appliedAt.values()) {
+      long ours = e.index() <= leader.storage.lastIndex() ? leader.storage.term(e.index()) : -1;
+      if (ours != e.term()) {
+        throw new AssertionError("leader completeness: leader " + leader.id + " of term " + leader.core.term()
+            + " lacks committed " + e);
+      }
+    }
+  }
+}
