@@ -31,7 +31,8 @@ public final class ClusterService implements Cluster {
   @Override
   public CompletionStage<MemberListResponse> memberList(MemberListRequest in) {
     MemberListResponse.Builder b = MemberListResponse.newBuilder()
-        .setHeader(member.header(member.store().currentRevision()));
+        // etcd answers membership calls with a header that carries no revision.
+        .setHeader(member.header(0));
     for (ClusterMembers.Member m : member.members().members()) {
       Member.Builder mb = Member.newBuilder().setID(m.id().value()).setName(m.name()).setIsLearner(m.learner());
       m.peerUrls().stream().map(URI::toString).forEach(mb::addPeerURLs);
