@@ -140,6 +140,7 @@ public final class EtcdServer implements EtcdMember, AutoCloseable {
     system.getWhenTerminated().whenComplete((d, e) -> {
       wait.failAll(EtcdError.STOPPED.exception());
       store.close();
+      log.info("{} stopped; store closed", members.self());
     });
     CompactionPolicy policy = CompactionPolicy.of(config.autoCompactionMode(), config.autoCompactionRetention());
     if (policy != null) {
