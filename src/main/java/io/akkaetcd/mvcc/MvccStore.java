@@ -1,0 +1,536 @@
+package io.akkaetcd.mvcc;
+
+import com.google.protobuf.ByteString;
+import com.google.protobuf.InvalidProtocolBufferException;
+import io.akkaetcd.api.EtcdError;
+import io.akkaetcd.proto.mvccpb.Event;
+import io.akkaetcd.proto.mvccpb.KeyValue;
+import java.io.File;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.ByteBuffer;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.NavigableMap;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ConcurrentSkipListMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+import java.util.zip.CRC32C;
+import org.fusesource.leveldbjni.JniDBFactory;
+import org.iq80.leveldb.DB;
+import org.iq80.leveldb.DBIterator;
+import org.iq80.leveldb.Options;
+import org.iq80.leveldb.ReadOptions;
+import org.iq80.leveldb.Snapshot;
+import org.iq80.leveldb.WriteBatch;
+import org.iq80.leveldb.WriteOptions;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The MVCC store on LevelDB (see {@link KvStore} for the contract).
+ *
+ * <p>On disk: {@code 'r' + revision bytes [+ 't']} → the serialized {@link KeyValue} written at
+ * that revision (a delete stores only key and mod_revision); {@code 'm' + name} → 8-byte meta
+ * values: the applied raft index, the store revision, the finished and the scheduled compaction
+ * revisions. A batch of applied entries is one LevelDB write carrying its meta, so the store and
+ * the applied index never disagree.
+ *
+ * <p>In memory: the key index, key → immutable {@link KeyIndex}, in a concurrent skip list.
+ * Readers look only at revisions up to the published {@link #currentRevision()}, which moves after
+ * a batch is on disk; the applier's uncommitted writes wait in an overlay that only it reads.
+ */
+public final class MvccStore implements KvStore {
+  private static final Logger log = LoggerFactory.getLogger(MvccStore.class);
+  private static final byte REV = 'r';
+  private static final byte[] META_APPLIED = meta("applied");
+  private static final byte[] META_REVISION = meta("revision");
+  private static final byte[] META_COMPACT_FINISHED = meta("compact-finished");
+  private static final byte[] META_COMPACT_SCHEDULED = meta("compact-scheduled");
+  private static final int COMPACTION_BATCH = 1000;
+  private static final ByteString NUL = ByteString.copyFrom(new byte[] {0});
+
+  private final Path dir;
+  private final DB db;
+  private final ConcurrentSkipListMap<ByteString, KeyIndex> index =
+      new ConcurrentSkipListMap<>(ByteString.unsignedLexicographicalComparator());
+  private final ExecutorService compactor;
+
+  private volatile long currentRevision;
+  private volatile long compactRevision;
+  private volatile long appliedIndex;
+
+  // Applier-confined batch state.
+  private long batchRevision;
+  private long batchApplied;
+  private WriteBatch batch;
+  private boolean batchDirty;
+  private final Map<Revision, KeyValue> overlay = new HashMap<>();
+  private Txn openTxn;
+
+  private MvccStore(Path dir, DB db) {
+    this.dir = dir;
+    this.db = db;
+    this.compactor = Executors.newSingleThreadExecutor(r -> {
+      Thread t = new Thread(r, "mvcc-compactor");
+      t.setDaemon(true);
+      return t;
+    });
+  }
+
+  public static MvccStore open(Path dir) {
+    try {
+      Files.createDirectories(dir);
+      Options options = new Options().createIfMissing(true).cacheSize(64L << 20);
+      DB db = JniDBFactory.factory.open(dir.toFile(), options);
+      MvccStore store = new MvccStore(dir, db);
+      store.recover();
+      return store;
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot open the MVCC store in " + dir, e);
+    }
+  }
+
+  /** Rebuilds the key index from disk and resumes an unfinished compaction. */
+  private void recover() {
+    long revision = Math.max(1, getMeta(META_REVISION));
+    long finished = getMeta(META_COMPACT_FINISHED);
+    long scheduled = getMeta(META_COMPACT_SCHEDULED);
+    int count = 0;
+    try (DBIterator it = db.iterator()) {
+      for (it.seek(new byte[] {REV}); it.hasNext(); it.next()) {
+        Map.Entry<byte[], byte[]> e = it.peekNext();
+        byte[] k = e.getKey();
+        if (k[0] != REV) {
+          break;
+        }
+        Revision rev = Revision.fromBytes(k, 1);
+        KeyValue kv = parse(e.getValue());
+        KeyIndex ki = index.getOrDefault(kv.getKey(), KeyIndex.EMPTY);
+        ki = Revision.isTombstone(k, 1)
+            ? ki.append(new KeyIndex.Version(rev, true, 0, 0))
+            : ki.append(new KeyIndex.Version(rev, false, kv.getCreateRevision(), kv.getVersion()));
+        index.put(kv.getKey(), ki);
+        count++;
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+    currentRevision = revision;
+    batchRevision = revision;
+    appliedIndex = getMeta(META_APPLIED);
+    batchApplied = appliedIndex;
+    compactRevision = Math.max(finished, scheduled);
+    if (compactRevision > 0) {
+      compactIndex(compactRevision);
+    }
+    if (scheduled > finished) {
+      log.info("resuming the compaction at revision {}", scheduled);
+      schedulePhysicalCompaction(scheduled);
+    }
+    log.info("opened MVCC store {}: revision {}, compacted {}, applied index {}, {} revisions",
+        dir, revision, compactRevision, appliedIndex, count);
+  }
+
+  // ---- reads ----
+
+  @Override
+  public long currentRevision() {
+    return currentRevision;
+  }
+
+  @Override
+  public long compactRevision() {
+    return compactRevision;
+  }
+
+  @Override
+  public long appliedIndex() {
+    return appliedIndex;
+  }
+
+  @Override
+  public RangeResult range(ByteString key, ByteString rangeEnd, long rev, long limit, boolean countOnly) {
+    long current = currentRevision;
+    long at = rev <= 0 ? current : rev;
+    if (at > current) {
+      throw EtcdError.FUTURE_REV.exception();
+    }
+    if (at < compactRevision) {
+      throw EtcdError.COMPACTED.exception();
+    }
+    RangeResult r = rangeAt(key, rangeEnd, at, limit, countOnly, false);
+    if (at < compactRevision) {
+      // A compaction overtook this read: what it saw may be incomplete.
+      throw EtcdError.COMPACTED.exception();
+    }
+    return new RangeResult(r.kvs(), r.count(), current);
+  }
+
+  private RangeResult rangeAt(ByteString key, ByteString rangeEnd, long at, long limit, boolean countOnly,
+      boolean withOverlay) {
+    List<KeyValue> kvs = new ArrayList<>();
+    long count = 0;
+    for (Map.Entry<ByteString, KeyIndex> e : keys(key, rangeEnd).entrySet()) {
+      KeyIndex.Version v = e.getValue().live(at);
+      if (v == null) {
+        continue;
+      }
+      count++;
+      if (!countOnly && (limit <= 0 || kvs.size() < limit)) {
+        kvs.add(value(v.revision(), withOverlay));
+      }
+    }
+    return new RangeResult(kvs, count, at);
+  }
+
+  /** The keys in range as etcd reads rangeEnd: empty = one key, "\0" = every key from key on. */
+  private NavigableMap<ByteString, KeyIndex> keys(ByteString key, ByteString rangeEnd) {
+    if (rangeEnd.isEmpty()) {
+      KeyIndex ki = index.get(key);
+      ConcurrentSkipListMap<ByteString, KeyIndex> one =
+          new ConcurrentSkipListMap<>(ByteString.unsignedLexicographicalComparator());
+      if (ki != null) {
+        one.put(key, ki);
+      }
+      return one;
+    }
+    if (rangeEnd.equals(NUL)) {
+      return index.tailMap(key, true);
+    }
+    if (ByteString.unsignedLexicographicalComparator().compare(key, rangeEnd) >= 0) {
+      return new ConcurrentSkipListMap<>(ByteString.unsignedLexicographicalComparator());
+    }
+    return index.subMap(key, true, rangeEnd, false);
+  }
+
+  private KeyValue value(Revision rev, boolean withOverlay) {
+    if (withOverlay) {
+      KeyValue kv = overlay.get(rev);
+      if (kv != null) {
+        return kv;
+      }
+    }
+    byte[] bytes = db.get(revKey(rev, false));
+    if (bytes == null) {
+      throw new IllegalStateException("revision " + rev + " is in the index but not on disk");
+    }
+    return parse(bytes);
+  }
+
+  // ---- writes (applier-confined) ----
+
+  @Override
+  public WriteTxn beginTxn(long raftIndex) {
+    if (openTxn != null) {
+      throw new IllegalStateException("a write transaction is already open");
+    }
+    batchApplied = Math.max(batchApplied, raftIndex);
+    openTxn = new Txn();
+    return openTxn;
+  }
+
+  @Override
+  public void setAppliedIndex(long raftIndex) {
+    batchApplied = Math.max(batchApplied, raftIndex);
+  }
+
+  @Override
+  public void commitBatch() {
+    if (batchApplied == appliedIndex && !batchDirty) {
+      return;
+    }
+    WriteBatch b = batch();
+    b.put(META_APPLIED, longBytes(batchApplied));
+    b.put(META_REVISION, longBytes(batchRevision));
+    db.write(b, new WriteOptions().sync(false));
+    closeQuietly(b);
+    batch = null;
+    batchDirty = false;
+    overlay.clear();
+    appliedIndex = batchApplied;
+    currentRevision = batchRevision;
+  }
+
+  private WriteBatch batch() {
+    if (batch == null) {
+      batch = db.createWriteBatch();
+    }
+    return batch;
+  }
+
+  private final class Txn implements WriteTxn {
+    private final long rev = batchRevision + 1;
+    private long sub;
+    private final List<Event> events = new ArrayList<>();
+
+    @Override
+    public long revision() {
+      return rev;
+    }
+
+    @Override
+    public RangeResult range(ByteString key, ByteString rangeEnd, long limit, boolean countOnly) {
+      RangeResult r = rangeAt(key, rangeEnd, rev, limit, countOnly, true);
+      return new RangeResult(r.kvs(), r.count(), events.isEmpty() ? batchRevision : rev);
+    }
+
+    @Override
+    public KeyValue put(ByteString key, ByteString value, long lease) {
+      KeyIndex before = index.getOrDefault(key, KeyIndex.EMPTY);
+      KeyIndex.Version prevVersion = before.live(rev);
+      KeyValue prev = prevVersion == null ? null : value(prevVersion.revision(), true);
+      Revision r = new Revision(rev, sub++);
+      KeyIndex after = before.put(r);
+      KeyIndex.Version v = after.at(rev);
+      KeyValue kv = KeyValue.newBuilder().setKey(key).setValue(value).setLease(lease)
+          .setCreateRevision(v.createRevision()).setModRevision(rev).setVersion(v.version()).build();
+      write(r, false, kv);
+      index.put(key, after);
+      Event.Builder ev = Event.newBuilder().setType(Event.EventType.PUT).setKv(kv);
+      if (prev != null) {
+        ev.setPrevKv(prev);
+      }
+      events.add(ev.build());
+      return prev;
+    }
+
+    @Override
+    public List<KeyValue> deleteRange(ByteString key, ByteString rangeEnd) {
+      List<KeyValue> deleted = new ArrayList<>();
+      for (Map.Entry<ByteString, KeyIndex> e : new ArrayList<>(keys(key, rangeEnd).entrySet())) {
+        KeyIndex.Version live = e.getValue().live(rev);
+        if (live == null) {
+          continue;
+        }
+        KeyValue prev = value(live.revision(), true);
+        Revision r = new Revision(rev, sub++);
+        KeyValue tomb = KeyValue.newBuilder().setKey(e.getKey()).setModRevision(rev).build();
+        write(r, true, tomb);
+        index.put(e.getKey(), e.getValue().tombstone(r));
+        events.add(Event.newBuilder().setType(Event.EventType.DELETE).setKv(tomb).setPrevKv(prev).build());
+        deleted.add(prev);
+      }
+      return deleted;
+    }
+
+    private void write(Revision r, boolean tombstone, KeyValue kv) {
+      batch().put(revKey(r, tombstone), kv.toByteArray());
+      batchDirty = true;
+      overlay.put(r, kv);
+    }
+
+    @Override
+    public List<Event> end() {
+      if (openTxn != this) {
+        throw new IllegalStateException("transaction already ended");
+      }
+      openTxn = null;
+      if (!events.isEmpty()) {
+        batchRevision = rev;
+      }
+      return List.copyOf(events);
+    }
+  }
+
+  // ---- compaction ----
+
+  @Override
+  public CompletionStage<Void> compact(long rev) {
+    if (rev <= compactRevision) {
+      throw EtcdError.COMPACTED.exception();
+    }
+    if (rev > batchRevision) {
+      throw EtcdError.FUTURE_REV.exception();
+    }
+    compactRevision = rev;
+    batch().put(META_COMPACT_SCHEDULED, longBytes(rev));
+    batchDirty = true;
+    compactIndex(rev);
+    return schedulePhysicalCompaction(rev);
+  }
+
+  private void compactIndex(long rev) {
+    for (Map.Entry<ByteString, KeyIndex> e : index.entrySet()) {
+      KeyIndex compacted = e.getValue().compact(rev);
+      if (compacted != e.getValue()) {
+        if (compacted.isEmpty()) {
+          index.remove(e.getKey(), e.getValue());
+        } else {
+          index.replace(e.getKey(), e.getValue(), compacted);
+        }
+      }
+    }
+  }
+
+  /**
+   * Deletes from disk, in batches of {@value #COMPACTION_BATCH}, every revision at or before
+   * {@code rev} that the compacted index no longer holds; completes after a synced write that
+   * records the compaction as finished.
+   */
+  private CompletionStage<Void> schedulePhysicalCompaction(long rev) {
+    CompletableFuture<Void> done = new CompletableFuture<>();
+    compactor.execute(() -> {
+      try {
+        List<byte[]> doomed = new ArrayList<>();
+        try (DBIterator it = db.iterator()) {
+          for (it.seek(new byte[] {REV}); it.hasNext(); it.next()) {
+            Map.Entry<byte[], byte[]> e = it.peekNext();
+            byte[] k = e.getKey();
+            if (k[0] != REV) {
+              break;
+            }
+            Revision r = Revision.fromBytes(k, 1);
+            if (r.main() > rev) {
+              break;
+            }
+            KeyIndex ki = index.get(parse(e.getValue()).getKey());
+            if (ki == null || !ki.contains(r)) {
+              doomed.add(k);
+              if (doomed.size() == COMPACTION_BATCH) {
+                deleteAll(doomed);
+              }
+            }
+          }
+        }
+        deleteAll(doomed);
+        WriteBatch b = db.createWriteBatch();
+        b.put(META_COMPACT_FINISHED, longBytes(rev));
+        db.write(b, new WriteOptions().sync(true));
+        closeQuietly(b);
+        done.complete(null);
+      } catch (RuntimeException | IOException e) {
+        log.error("compaction at revision {} failed", rev, e);
+        done.completeExceptionally(e);
+      }
+    });
+    return done;
+  }
+
+  private void deleteAll(List<byte[]> keys) {
+    if (keys.isEmpty()) {
+      return;
+    }
+    WriteBatch b = db.createWriteBatch();
+    keys.forEach(b::delete);
+    db.write(b, new WriteOptions().sync(false));
+    closeQuietly(b);
+    keys.clear();
+  }
+
+  // ---- hash and size ----
+
+  @Override
+  public HashResult hashKV(long rev) {
+    long current = currentRevision;
+    long at = rev <= 0 ? current : rev;
+    if (at > current) {
+      throw EtcdError.FUTURE_REV.exception();
+    }
+    long compacted = compactRevision;
+    if (at < compacted) {
+      throw EtcdError.COMPACTED.exception();
+    }
+    CRC32C crc = new CRC32C();
+    Snapshot snapshot = db.getSnapshot();
+    try (DBIterator it = db.iterator(new ReadOptions().snapshot(snapshot))) {
+      for (it.seek(revKey(new Revision(compacted + 1, 0), false)); it.hasNext(); it.next()) {
+        Map.Entry<byte[], byte[]> e = it.peekNext();
+        byte[] k = e.getKey();
+        if (k[0] != REV || Revision.fromBytes(k, 1).main() > at) {
+          break;
+        }
+        crc.update(k, 1, k.length - 1);
+        crc.update(e.getValue());
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    } finally {
+      closeQuietly(snapshot);
+    }
+    return new HashResult((int) crc.getValue(), compacted, at);
+  }
+
+  @Override
+  public long dbSize() {
+    try (Stream<Path> files = Files.list(dir)) {
+      return files.map(Path::toFile).filter(File::isFile).mapToLong(File::length).sum();
+    } catch (IOException e) {
+      return 0;
+    }
+  }
+
+  @Override
+  public long dbSizeInUse() {
+    long[] sizes = db.getApproximateSizes(new org.iq80.leveldb.Range(new byte[] {0}, new byte[] {(byte) 0xff}));
+    return Math.min(sizes[0], dbSize());
+  }
+
+  @Override
+  public void close() {
+    compactor.shutdown();
+    try {
+      compactor.awaitTermination(10, TimeUnit.SECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+    synchronized (this) {
+      try {
+        db.close();
+      } catch (IOException e) {
+        log.warn("closing LevelDB failed", e);
+      }
+    }
+  }
+
+  // ---- encoding ----
+
+  private static byte[] revKey(Revision r, boolean tombstone) {
+    byte[] rev = r.toBytes(tombstone);
+    byte[] k = new byte[rev.length + 1];
+    k[0] = REV;
+    System.arraycopy(rev, 0, k, 1, rev.length);
+    return k;
+  }
+
+  private static byte[] meta(String name) {
+    byte[] n = name.getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+    byte[] k = new byte[n.length + 1];
+    k[0] = 'm';
+    System.arraycopy(n, 0, k, 1, n.length);
+    return k;
+  }
+
+  private long getMeta(byte[] key) {
+    byte[] v = db.get(key);
+    return v == null ? 0 : ByteBuffer.wrap(v).getLong();
+  }
+
+  private static byte[] longBytes(long v) {
+    return ByteBuffer.allocate(8).putLong(v).array();
+  }
+
+  private static KeyValue parse(byte[] bytes) {
+    try {
+      return KeyValue.parseFrom(bytes);
+    } catch (InvalidProtocolBufferException e) {
+      throw new IllegalStateException("corrupt revision in the MVCC store", e);
+    }
+  }
+
+  private static void closeQuietly(java.io.Closeable c) {
+    try {
+      c.close();
+    } catch (IOException e) {
+      log.warn("closing a LevelDB resource failed", e);
+    }
+  }
+}
