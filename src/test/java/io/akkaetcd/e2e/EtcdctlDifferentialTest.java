@@ -1,0 +1,138 @@
+package io.akkaetcd.e2e;
+
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.URISyntaxException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.DynamicTest;
+import org.junit.jupiter.api.TestFactory;
+
+/**
+ * Plays each script under {@code src/test/resources/e2e/diff} with Debian's etcdctl against a fresh
+ * real etcd and a fresh akka-etcd, started with the same flags, and requires the same stdout,
+ * stderr and exit code for every command, errors included.
+ *
+ * <p>Script format: one etcdctl invocation per line (arguments split on spaces, double quotes
+ * group); a line ending in {@code <<} takes the following lines up to {@code >>} as its stdin;
+ * {@code # flags: ...} gives both servers extra flags; other {@code #} lines are comments.
+ *
+ * <p>Normalized before comparing, and nothing else: the raft term in JSON output (etcd bootstraps
+ * at term 2, akka-etcd at term 1) and etcdctl's own retry log lines on stderr (timestamps and
+ * random client ids). Revisions, ids and error texts must match exactly.
+ */
+class EtcdctlDifferentialTest {
+
+  record Command(List<String> args, String stdin, int line) {}
+
+  record Script(String name, List<String> flags, List<Command> commands) {}
+
+  @TestFactory
+  Stream<DynamicTest> sameOutputAsEtcd() throws IOException, URISyntaxException {
+    Path dir = Path.of(getClass().getResource("/e2e/diff").toURI());
+    List<Path> files;
+    try (Stream<Path> s = Files.list(dir)) {
+      files = s.filter(p -> p.toString().endsWith(".txt")).sorted().toList();
+    }
+    assertTrue(files.size() >= 5, "scripts found in " + dir);
+    return files.stream().map(f -> DynamicTest.dynamicTest(f.getFileName().toString(), () -> play(parse(f))));
+  }
+
+  private static void play(Script script) {
+    // One advertised peer URL for both: the same member and cluster ids in every header.
+    String peer = "http://127.0.0.1:" + Ports.free();
+    try (ServerProcess etcd = ServerProcess.start(ServerProcess.Kind.ETCD, peer, script.flags());
+         ServerProcess akka = ServerProcess.start(ServerProcess.Kind.AKKA_ETCD, peer, script.flags())) {
+      List<String> mismatches = new ArrayList<>();
+      for (Command c : script.commands()) {
+        Etcdctl.Result expected = normalize(Etcdctl.run(etcd.endpoint(), c.stdin(), c.args()));
+        Etcdctl.Result actual = normalize(Etcdctl.run(akka.endpoint(), c.stdin(), c.args()));
+        if (!expected.equals(actual)) {
+          mismatches.add(script.name() + ":" + c.line() + " etcdctl " + String.join(" ", c.args())
+              + "\n== etcd:\n" + expected.all() + "== akka-etcd:\n" + actual.all());
+        }
+      }
+      if (!mismatches.isEmpty()) {
+        fail(mismatches.size() + " of " + script.commands().size() + " commands differ:\n\n"
+            + String.join("\n", mismatches) + "\n== akka-etcd log:\n" + akka.log());
+      }
+    }
+  }
+
+  static Etcdctl.Result normalize(Etcdctl.Result r) {
+    String out = r.stdout().replaceAll("\"raft_term\":\\d+", "\"raft_term\":N")
+        .replaceAll("\"RaftTerm\" : \\d+", "\"RaftTerm\" : N");
+    String err = Arrays.stream(r.stderr().split("\n", -1))
+        .filter(l -> !l.startsWith("{\"level\":\"warn\""))
+        .collect(Collectors.joining("\n"));
+    return new Etcdctl.Result(out, err, r.exit());
+  }
+
+  static Script parse(Path file) {
+    List<String> lines;
+    try {
+      lines = Files.readAllLines(file);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+    List<String> flags = new ArrayList<>();
+    List<Command> commands = new ArrayList<>();
+    for (int i = 0; i < lines.size(); i++) {
+      String line = lines.get(i);
+      if (line.startsWith("# flags:")) {
+        flags.addAll(split(line.substring("# flags:".length())));
+        continue;
+      }
+      if (line.isBlank() || line.startsWith("#")) {
+        continue;
+      }
+      int at = i + 1;
+      String stdin = null;
+      if (line.endsWith("<<")) {
+        line = line.substring(0, line.length() - 2);
+        StringBuilder in = new StringBuilder();
+        while (!lines.get(++i).equals(">>")) {
+          in.append(lines.get(i)).append('\n');
+        }
+        stdin = in.toString();
+      }
+      commands.add(new Command(split(line), stdin, at));
+    }
+    return new Script(file.getFileName().toString(), flags, commands);
+  }
+
+  /** Splits on spaces; double quotes group (and are removed), as a shell would for these scripts. */
+  static List<String> split(String line) {
+    List<String> out = new ArrayList<>();
+    StringBuilder cur = new StringBuilder();
+    boolean quoted = false;
+    boolean any = false;
+    for (char ch : line.trim().toCharArray()) {
+      if (ch == '"') {
+        quoted = !quoted;
+        any = true;
+      } else if (ch == ' ' && !quoted) {
+        if (any) {
+          out.add(cur.toString());
+          cur.setLength(0);
+          any = false;
+        }
+      } else {
+        cur.append(ch);
+        any = true;
+      }
+    }
+    if (any) {
+      out.add(cur.toString());
+    }
+    return out;
+  }
+}
