@@ -474,20 +474,25 @@ public final class MvccStore implements KvStore {
     return Math.min(sizes[0], dbSize());
   }
 
+  private boolean closed;
+
+  /** Closes the store; idempotent. */
   @Override
-  public void close() {
+  public synchronized void close() {
+    if (closed) {
+      return;
+    }
+    closed = true;
     compactor.shutdown();
     try {
       compactor.awaitTermination(10, TimeUnit.SECONDS);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     }
-    synchronized (this) {
-      try {
-        db.close();
-      } catch (IOException e) {
-        log.warn("closing LevelDB failed", e);
-      }
+    try {
+      db.close();
+    } catch (IOException e) {
+      log.warn("closing LevelDB failed", e);
     }
   }
 

@@ -24,6 +24,7 @@ import io.akkaetcd.api.KvService;
 import io.akkaetcd.api.MaintenanceService;
 import io.akkaetcd.apply.KvApplier;
 import io.akkaetcd.cluster.ClusterMembers;
+import io.akkaetcd.cluster.MemberIdentity;
 import io.akkaetcd.compactor.AutoCompactor;
 import io.akkaetcd.compactor.CompactionPolicy;
 import io.akkaetcd.mvcc.KvStore;
@@ -82,10 +83,15 @@ public final class EtcdServer implements EtcdMember, AutoCloseable {
   private final long maxApplyGap;
   private final String serverVersion;
   private final List<ServerBinding> bindings;
+  /** Set when the member stopped because a vital actor failed, not because it was asked to. */
+  private final java.util.concurrent.atomic.AtomicBoolean failed;
+  /** Completes once the actors are stopped and the store is closed. */
+  private final CompletableFuture<Void> stopped = new CompletableFuture<>();
 
   private EtcdServer(ServerConfig config, ClusterMembers members, KvStore store, ActorSystem<Void> system,
       ActorRef<RaftMember.Command> raft, Wait wait, AppliedIndexWait applied,
-      AtomicReference<RaftStatus> raftStatus) {
+      AtomicReference<RaftStatus> raftStatus, java.util.concurrent.atomic.AtomicBoolean failed) {
+    this.failed = failed;
     this.config = config;
     this.members = members;
     this.store = store;
@@ -111,12 +117,13 @@ public final class EtcdServer implements EtcdMember, AutoCloseable {
     } catch (IOException e) {
       throw new UncheckedIOException("cannot create data dir " + memberDir, e);
     }
-    ClusterMembers members = ClusterMembers.bootstrap(config);
+    ClusterMembers members = MemberIdentity.loadOrRecord(memberDir, ClusterMembers.bootstrap(config));
     KvStore store = MvccStore.open(memberDir.resolve("mvcc"));
     Wait wait = new Wait();
     AppliedIndexWait applied = new AppliedIndexWait(store.appliedIndex());
     AtomicReference<RaftStatus> status = new AtomicReference<>(RaftStatus.INITIAL);
     CompletableFuture<ActorRef<RaftMember.Command>> raftRef = new CompletableFuture<>();
+    java.util.concurrent.atomic.AtomicBoolean failed = new java.util.concurrent.atomic.AtomicBoolean();
 
     KvApplier kv = new KvApplier(lease -> false);
     RaftMember.Settings settings = new RaftMember.Settings(members.self().value(), members.voterIds(),
@@ -125,9 +132,19 @@ public final class EtcdServer implements EtcdMember, AutoCloseable {
       ActorRef<MvccApplier.Command> applier = ctx.spawn(
           MvccApplier.create(store, new KvRequests(kv), wait, applied), "applier",
           DispatcherSelector.fromConfig("akka-etcd.applier-dispatcher"));
-      raftRef.complete(ctx.spawn(RaftMember.create(settings,
-          entries -> applier.tell(new MvccApplier.Apply(entries)), wait::fail, status), "raft"));
-      return Behaviors.empty();
+      ActorRef<RaftMember.Command> raft = ctx.spawn(RaftMember.create(settings,
+          entries -> applier.tell(new MvccApplier.Apply(entries)), wait::fail, status), "raft");
+      raftRef.complete(raft);
+      // A member without its raft actor or its applier cannot serve: stop it rather than hang.
+      ctx.watch(raft);
+      ctx.watch(applier);
+      return Behaviors.receive(Void.class)
+          .onSignal(akka.actor.typed.Terminated.class, t -> {
+            log.error("{} stopped unexpectedly; stopping the member", t.getRef().path().name());
+            failed.set(true);
+            return Behaviors.stopped();
+          })
+          .build();
     });
     ActorSystem<Void> system;
     try {
@@ -136,11 +153,12 @@ public final class EtcdServer implements EtcdMember, AutoCloseable {
       store.close();
       throw e;
     }
-    EtcdServer server = new EtcdServer(config, members, store, system, raftRef.join(), wait, applied, status);
+    EtcdServer server = new EtcdServer(config, members, store, system, raftRef.join(), wait, applied, status, failed);
     system.getWhenTerminated().whenComplete((d, e) -> {
       wait.failAll(EtcdError.STOPPED.exception());
       store.close();
       log.info("{} stopped; store closed", members.self());
+      server.stopped.complete(null);
     });
     CompactionPolicy policy = CompactionPolicy.of(config.autoCompactionMode(), config.autoCompactionRetention());
     if (policy != null) {
@@ -188,16 +206,22 @@ public final class EtcdServer implements EtcdMember, AutoCloseable {
     return bindings.stream().map(ServerBinding::localAddress).toList();
   }
 
-  public CompletionStage<akka.Done> whenTerminated() {
-    return system.getWhenTerminated();
+  /** True unless the member stopped by itself because a vital actor failed. */
+  public boolean stoppedOnRequest() {
+    return !failed.get();
   }
 
-  /** Stops the member cleanly: unbind, stop the actors, close the store. */
+  /** Completes once the member has stopped: actors stopped, store closed. */
+  public CompletionStage<Void> whenTerminated() {
+    return stopped;
+  }
+
+  /** Stops the member cleanly: unbind, stop the actors, close the store; returns when done. */
   @Override
   public void close() {
     CoordinatedShutdown.get(system).runAll(CoordinatedShutdown.unknownReason())
         .toCompletableFuture().join();
-    system.getWhenTerminated().toCompletableFuture().join();
+    stopped.join();
   }
 
   @Override

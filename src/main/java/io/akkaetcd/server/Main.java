@@ -38,6 +38,9 @@ public final class Main {
     try {
       EtcdServer server = EtcdServer.start(config);
       server.whenTerminated().toCompletableFuture().join();
+      if (!server.stoppedOnRequest()) {
+        System.exit(1);
+      }
     } catch (RuntimeException e) {
       org.slf4j.LoggerFactory.getLogger(Main.class).error("failed to start: {}", e.getMessage(), e);
       System.exit(1);

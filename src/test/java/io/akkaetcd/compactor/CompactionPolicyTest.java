@@ -43,22 +43,20 @@ class CompactionPolicyTest {
   void periodicLongerThanAnHourCompactsHourly() {
     CompactionPolicy p = CompactionPolicy.of("periodic", "2");
     assertEquals(Duration.ofMinutes(6), p.sampleInterval());
+    java.util.List<Duration> compactedAt = new java.util.ArrayList<>();
+    java.util.List<Long> compactedTo = new java.util.ArrayList<>();
     long rev = 1;
-    OptionalLong first = OptionalLong.empty();
-    Duration t = Duration.ZERO;
-    for (; t.compareTo(Duration.ofHours(2)) <= 0 && first.isEmpty(); t = t.plusMinutes(6)) {
-      first = p.onSample(t, rev);
-      rev += 10;
+    for (Duration t = Duration.ZERO; t.compareTo(Duration.ofHours(4)) <= 0; t = t.plusMinutes(6)) {
+      OptionalLong r = p.onSample(t, rev);
+      if (r.isPresent()) {
+        compactedAt.add(t);
+        compactedTo.add(r.getAsLong());
+      }
+      rev += 10; // 100 revisions an hour
     }
-    assertEquals(Duration.ofHours(2).plusMinutes(6), t, "first compaction after two hours");
-    assertEquals(OptionalLong.of(1), first);
-    OptionalLong next = OptionalLong.empty();
-    Duration since = t;
-    for (; next.isEmpty(); t = t.plusMinutes(6)) {
-      next = p.onSample(t, rev);
-      rev += 10;
-    }
-    assertEquals(Duration.ofHours(1).plusMinutes(6), t.minus(since), "then every hour");
+    // First after the two-hour retention, then hourly, each time keeping two hours of history.
+    assertEquals(java.util.List.of(Duration.ofHours(2), Duration.ofHours(3), Duration.ofHours(4)), compactedAt);
+    assertEquals(java.util.List.of(1L, 101L, 201L), compactedTo);
   }
 
   @Test

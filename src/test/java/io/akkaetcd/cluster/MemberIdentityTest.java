@@ -1,0 +1,31 @@
+package io.akkaetcd.cluster;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+
+import io.akkaetcd.server.Flags;
+import io.akkaetcd.server.ServerConfig;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+class MemberIdentityTest {
+  private static ClusterMembers bootstrap(String peer) {
+    return ClusterMembers.bootstrap(ServerConfig.fromFlags(Flags.parse(new String[] {
+        "--name", "n", "--initial-advertise-peer-urls", peer, "--initial-cluster", "n=" + peer}, Map.of())));
+  }
+
+  @Test
+  void aDataDirKeepsTheIdentityItWasCreatedWith() throws Exception {
+    Path dir = Files.createTempDirectory("identity");
+    ClusterMembers first = MemberIdentity.loadOrRecord(dir, bootstrap("http://127.0.0.1:1"));
+    ClusterMembers other = bootstrap("http://127.0.0.1:2");
+    assertNotEquals(first.self(), other.self());
+
+    ClusterMembers restarted = MemberIdentity.loadOrRecord(dir, other);
+    assertEquals(first.self(), restarted.self());
+    assertEquals(first.clusterId(), restarted.clusterId());
+    assertEquals(first.self(), restarted.members().get(0).id());
+  }
+}

@@ -1,0 +1,245 @@
+package io.akkaetcd.e2e;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.akkaetcd.server.EtcdServer;
+import io.akkaetcd.server.Flags;
+import io.akkaetcd.server.ServerConfig;
+import io.etcd.jetcd.ByteSequence;
+import io.etcd.jetcd.Client;
+import io.etcd.jetcd.KV;
+import io.etcd.jetcd.KeyValue;
+import io.etcd.jetcd.kv.GetResponse;
+import io.etcd.jetcd.kv.PutResponse;
+import io.etcd.jetcd.kv.TxnResponse;
+import io.etcd.jetcd.op.Cmp;
+import io.etcd.jetcd.op.CmpTarget;
+import io.etcd.jetcd.op.Op;
+import io.etcd.jetcd.options.CompactOption;
+import io.etcd.jetcd.options.DeleteOption;
+import io.etcd.jetcd.options.GetOption;
+import io.etcd.jetcd.options.PutOption;
+import io.grpc.CallOptions;
+import io.grpc.ManagedChannel;
+import io.grpc.ManagedChannelBuilder;
+import io.grpc.MethodDescriptor;
+import io.grpc.Status;
+import io.grpc.StatusRuntimeException;
+import io.grpc.stub.ClientCalls;
+import java.io.ByteArrayInputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/** akka-etcd embedded in this JVM, driven by jetcd 0.7.7, a real etcd client. */
+class JetcdKvTest {
+  private static Path dataDir;
+  private static int port;
+  private static int peerPort;
+  private static EtcdServer server;
+  private static Client client;
+  private static KV kv;
+
+  @BeforeAll
+  static void start() throws IOException {
+    dataDir = Files.createTempDirectory("jetcd-test");
+    port = Ports.free();
+    peerPort = Ports.free();
+    server = startServer();
+    client = Client.builder().endpoints("http://127.0.0.1:" + port).build();
+    kv = client.getKVClient();
+  }
+
+  private static EtcdServer startServer() {
+    String url = "http://127.0.0.1:" + port;
+    String peer = "http://127.0.0.1:" + peerPort;
+    return EtcdServer.start(ServerConfig.fromFlags(Flags.parse(new String[] {
+        "--name", "j1", "--data-dir", dataDir.toString(), "--listen-client-urls", url,
+        "--advertise-client-urls", url, "--initial-advertise-peer-urls", peer,
+        "--initial-cluster", "j1=" + peer, "--max-txn-ops", "8"}, Map.of())));
+  }
+
+  @AfterAll
+  static void stop() {
+    client.close();
+    server.close();
+  }
+
+  static ByteSequence b(String s) {
+    return ByteSequence.from(s, StandardCharsets.UTF_8);
+  }
+
+  static String s(ByteSequence b) {
+    return b.toString(StandardCharsets.UTF_8);
+  }
+
+  /** The etcd error text of a failed call. */
+  static String errorOf(CompletableFuture<?> f) {
+    ExecutionException e = assertThrows(ExecutionException.class, () -> f.get(10, TimeUnit.SECONDS));
+    Throwable t = e.getCause();
+    while (t.getCause() != null && !(t instanceof StatusRuntimeException)) {
+      t = t.getCause();
+    }
+    return t instanceof StatusRuntimeException sre ? sre.getStatus().getDescription() : t.getMessage();
+  }
+
+  @Test
+  void putGetDeleteWithRevisions() throws Exception {
+    PutResponse p1 = kv.put(b("jk/a"), b("1")).get();
+    PutResponse p2 = kv.put(b("jk/a"), b("2"), PutOption.builder().withPrevKV().build()).get();
+    assertEquals(p1.getHeader().getRevision() + 1, p2.getHeader().getRevision());
+    assertEquals("1", s(p2.getPrevKv().getValue()));
+    kv.put(b("jk/b"), b("3")).get();
+    kv.put(b("jk/c"), b("4")).get();
+
+    GetResponse all = kv.get(b("jk/"), GetOption.builder().isPrefix(true).withLimit(2).build()).get();
+    assertEquals(3, all.getCount());
+    assertEquals(2, all.getKvs().size());
+    assertTrue(all.isMore());
+    KeyValue a = all.getKvs().get(0);
+    assertEquals(2, a.getVersion());
+    assertEquals(p1.getHeader().getRevision(), a.getCreateRevision());
+
+    GetResponse old = kv.get(b("jk/a"), GetOption.builder().withRevision(p1.getHeader().getRevision()).build()).get();
+    assertEquals("1", s(old.getKvs().get(0).getValue()));
+
+    GetResponse desc = kv.get(b("jk/"), GetOption.builder().isPrefix(true)
+        .withSortField(GetOption.SortTarget.VALUE).withSortOrder(GetOption.SortOrder.DESCEND).build()).get();
+    assertEquals(List.of("4", "3", "2"), desc.getKvs().stream().map(kv -> s(kv.getValue())).toList());
+
+    assertEquals(3, kv.delete(b("jk/"), DeleteOption.builder().isPrefix(true).build()).get().getDeleted());
+    assertEquals(0, kv.get(b("jk/"), GetOption.builder().isPrefix(true).build()).get().getCount());
+  }
+
+  @Test
+  void txnCompareAndSwapIsOneRevision() throws Exception {
+    long rev = kv.put(b("jt/x"), b("old")).get().getHeader().getRevision();
+    TxnResponse ok = kv.txn().If(new Cmp(b("jt/x"), Cmp.Op.EQUAL, CmpTarget.value(b("old"))))
+        .Then(Op.put(b("jt/x"), b("new"), PutOption.DEFAULT), Op.put(b("jt/y"), b("also"), PutOption.DEFAULT))
+        .Else(Op.put(b("jt/x"), b("lost"), PutOption.DEFAULT)).commit().get();
+    assertTrue(ok.isSucceeded());
+    assertEquals(rev + 1, ok.getHeader().getRevision(), "two puts, one revision");
+    TxnResponse no = kv.txn().If(new Cmp(b("jt/x"), Cmp.Op.EQUAL, CmpTarget.value(b("old"))))
+        .Then(Op.put(b("jt/x"), b("again"), PutOption.DEFAULT)).commit().get();
+    assertFalse(no.isSucceeded());
+    assertEquals(rev + 1, no.getHeader().getRevision(), "a failed compare writes nothing");
+    assertEquals("new", s(kv.get(b("jt/x")).get().getKvs().get(0).getValue()));
+  }
+
+  @Test
+  void errorsCarryEtcdsExactText() {
+    assertEquals("etcdserver: key is not provided", errorOf(kv.put(b(""), b("v"))));
+    assertEquals("etcdserver: requested lease not found",
+        errorOf(kv.put(b("je/k"), b("v"), PutOption.builder().withLeaseId(42).build())));
+    assertEquals("etcdserver: mvcc: required revision is a future revision",
+        errorOf(kv.get(b("je/k"), GetOption.builder().withRevision(1_000_000).build())));
+    Op[] nine = new Op[9];
+    for (int i = 0; i < nine.length; i++) {
+      nine[i] = Op.put(b("je/t" + i), b("v"), PutOption.DEFAULT);
+    }
+    assertEquals("etcdserver: too many operations in txn request", errorOf(kv.txn().Then(nine).commit()));
+    assertEquals("etcdserver: duplicate key given in txn request", errorOf(kv.txn()
+        .Then(Op.put(b("je/d"), b("1"), PutOption.DEFAULT), Op.put(b("je/d"), b("2"), PutOption.DEFAULT)).commit()));
+  }
+
+  @Test
+  void compactionMakesOldRevisionsUnreadable() throws Exception {
+    long r1 = kv.put(b("jc/k"), b("1")).get().getHeader().getRevision();
+    long r2 = kv.put(b("jc/k"), b("2")).get().getHeader().getRevision();
+    kv.compact(r2, CompactOption.builder().withCompactPhysical(true).build()).get(10, TimeUnit.SECONDS);
+    assertEquals("etcdserver: mvcc: required revision has been compacted",
+        errorOf(kv.get(b("jc/k"), GetOption.builder().withRevision(r1).build())));
+    assertEquals("2", s(kv.get(b("jc/k"), GetOption.builder().withRevision(r2).build()).get().getKvs().get(0).getValue()));
+    assertEquals("etcdserver: mvcc: required revision has been compacted", errorOf(kv.compact(r1)));
+  }
+
+  @Test
+  void manyClientsWriteConcurrentlyEachWithItsOwnRevision() throws Exception {
+    List<CompletableFuture<PutResponse>> puts = new ArrayList<>();
+    for (int i = 0; i < 400; i++) {
+      puts.add(kv.put(b("jm/" + i), b("v" + i)));
+    }
+    Set<Long> revisions = new HashSet<>();
+    for (CompletableFuture<PutResponse> p : puts) {
+      revisions.add(p.get(30, TimeUnit.SECONDS).getHeader().getRevision());
+    }
+    assertEquals(400, revisions.size(), "every put got its own revision");
+    GetResponse all = kv.get(b("jm/"), GetOption.builder().isPrefix(true).withCountOnly(true).build()).get();
+    assertEquals(400, all.getCount());
+  }
+
+  @Test
+  void maintenanceAndClusterAnswerLikeEtcd() throws Exception {
+    var status = client.getMaintenanceClient().statusMember("http://127.0.0.1:" + port).get();
+    assertEquals(status.getHeader().getMemberId(), status.getLeader(), "a lone member leads");
+    assertTrue(status.getRaftIndex() > 0);
+    assertTrue(status.getDbSize() > 0);
+    var members = client.getClusterClient().listMember().get().getMembers();
+    assertEquals(1, members.size());
+    assertEquals("j1", members.get(0).getName());
+    assertEquals(status.getHeader().getMemberId(), members.get(0).getId());
+  }
+
+  @Test
+  void unknownServicesAndMethodsAreUnimplemented() throws Exception {
+    ManagedChannel channel = ManagedChannelBuilder.forAddress("127.0.0.1", port).usePlaintext().build();
+    try {
+      for (String method : List.of("no.such.Service/Call", "etcdserverpb.KV/NoSuchMethod", "etcdserverpb.Watch/Watch")) {
+        MethodDescriptor<byte[], byte[]> md = MethodDescriptor.<byte[], byte[]>newBuilder()
+            .setType(MethodDescriptor.MethodType.UNARY).setFullMethodName(method)
+            .setRequestMarshaller(new Bytes()).setResponseMarshaller(new Bytes()).build();
+        StatusRuntimeException e = assertThrows(StatusRuntimeException.class,
+            () -> ClientCalls.blockingUnaryCall(channel, md, CallOptions.DEFAULT.withDeadlineAfter(10, TimeUnit.SECONDS), new byte[0]));
+        assertEquals(Status.Code.UNIMPLEMENTED, e.getStatus().getCode(), method + ": " + e.getStatus());
+      }
+    } finally {
+      channel.shutdownNow();
+    }
+  }
+
+  @Test
+  void hashKvIsStableAcrossARestart() throws Exception {
+    kv.put(b("jh/k"), b("v")).get();
+    var before = client.getMaintenanceClient().hashKV("http://127.0.0.1:" + port, 0).get();
+    client.close();
+    server.close();
+    server = startServer();
+    client = Client.builder().endpoints("http://127.0.0.1:" + port).build();
+    kv = client.getKVClient();
+    var after = client.getMaintenanceClient().hashKV("http://127.0.0.1:" + port, before.getHeader().getRevision()).get();
+    assertEquals(before.getHash(), after.getHash());
+    assertEquals("v", s(kv.get(b("jh/k")).get().getKvs().get(0).getValue()));
+  }
+
+  private static final class Bytes implements MethodDescriptor.Marshaller<byte[]> {
+    @Override
+    public InputStream stream(byte[] value) {
+      return new ByteArrayInputStream(value);
+    }
+
+    @Override
+    public byte[] parse(InputStream stream) {
+      try {
+        return stream.readAllBytes();
+      } catch (IOException e) {
+        throw new IllegalStateException(e);
+      }
+    }
+  }
+}
