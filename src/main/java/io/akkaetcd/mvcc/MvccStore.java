@@ -426,6 +426,19 @@ public final class MvccStore implements KvStore {
     keys.clear();
   }
 
+  /** How many revisions are stored on disk (what compaction has not removed). */
+  long revisionsOnDisk() {
+    long n = 0;
+    try (DBIterator it = db.iterator()) {
+      for (it.seek(new byte[] {REV}); it.hasNext() && it.peekNext().getKey()[0] == REV; it.next()) {
+        n++;
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+    return n;
+  }
+
   // ---- hash and size ----
 
   @Override

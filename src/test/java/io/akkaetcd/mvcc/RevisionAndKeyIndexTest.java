@@ -1,0 +1,66 @@
+package io.akkaetcd.mvcc;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.Arrays;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+class RevisionAndKeyIndexTest {
+  @Test
+  void revisionsOrderByMainThenSubAndTheirBytesSortTheSameWay() {
+    List<Revision> ordered = List.of(new Revision(1, 0), new Revision(1, 1), new Revision(2, 0),
+        new Revision(255, 7), new Revision(256, 0), new Revision(Long.MAX_VALUE, 0));
+    for (int i = 1; i < ordered.size(); i++) {
+      Revision a = ordered.get(i - 1);
+      Revision b = ordered.get(i);
+      assertTrue(a.compareTo(b) < 0);
+      assertTrue(Arrays.compareUnsigned(a.toBytes(false), b.toBytes(false)) < 0, a + " < " + b + " as bytes");
+    }
+  }
+
+  @Test
+  void revisionBytesRoundTripAndMarkTombstones() {
+    Revision r = new Revision(42, 3);
+    byte[] live = r.toBytes(false);
+    byte[] dead = r.toBytes(true);
+    assertEquals(17, live.length);
+    assertEquals(r, Revision.fromBytes(live, 0));
+    assertEquals(r, Revision.fromBytes(dead, 0));
+    assertFalse(Revision.isTombstone(live, 0));
+    assertTrue(Revision.isTombstone(dead, 0));
+  }
+
+  @Test
+  void keyIndexTracksGenerationsVersionsAndCreateRevisions() {
+    KeyIndex k = KeyIndex.EMPTY.put(new Revision(2, 0)).put(new Revision(4, 0)).tombstone(new Revision(6, 0))
+        .put(new Revision(8, 1));
+    assertNull(k.at(1));
+    assertEquals(1, k.live(2).version());
+    assertEquals(2, k.live(5).version());
+    assertEquals(2, k.live(5).createRevision());
+    assertNull(k.live(6), "deleted at 6");
+    assertNull(k.live(7));
+    assertEquals(1, k.live(8).version(), "a new generation restarts the version");
+    assertEquals(8, k.live(8).createRevision());
+    assertThrows(IllegalStateException.class, () -> KeyIndex.EMPTY.put(new Revision(3, 0)).put(new Revision(3, 0)));
+  }
+
+  @Test
+  void compactionKeepsTheNewestRevisionAtOrBeforeItUnlessDeleted() {
+    KeyIndex k = KeyIndex.EMPTY.put(new Revision(2, 0)).put(new Revision(4, 0)).tombstone(new Revision(6, 0))
+        .put(new Revision(8, 0));
+    KeyIndex at5 = k.compact(5);
+    assertEquals(List.of(4L, 6L, 8L), at5.versions().stream().map(v -> v.revision().main()).toList());
+    assertEquals(2, at5.live(5).version(), "reads at the compaction revision still work");
+    KeyIndex at7 = k.compact(7);
+    assertEquals(List.of(8L), at7.versions().stream().map(v -> v.revision().main()).toList(),
+        "a tombstone at or before the compaction revision goes, with its generation");
+    assertTrue(KeyIndex.EMPTY.put(new Revision(2, 0)).tombstone(new Revision(3, 0)).compact(3).isEmpty());
+    assertEquals(k, k.compact(1), "nothing to drop: the same index");
+  }
+}
