@@ -61,16 +61,10 @@ public final class ClientRouter implements Function<HttpRequest, CompletionStage
                 ok ? "{\"health\":\"true\",\"reason\":\"\"}" : "{\"health\":\"false\",\"reason\":\"RAFT NO LEADER\"}"));
       }
       case "/version" -> HttpResponse.create().withEntity(HttpEntities.create(ContentTypes.APPLICATION_JSON,
-          "{\"etcdserver\":\"" + member.serverVersion() + "\",\"etcdcluster\":\"" + clusterVersion() + "\"}"));
+          "{\"etcdserver\":\"" + member.serverVersion() + "\",\"etcdcluster\":\"" + member.clusterVersion() + "\"}"));
       default -> HttpResponse.create().withStatus(StatusCodes.NOT_FOUND)
           .withEntity(HttpEntities.create(ContentTypes.TEXT_PLAIN_UTF8, "404 page not found\n"));
     };
-  }
-
-  private String clusterVersion() {
-    String v = member.serverVersion();
-    int second = v.indexOf('.', v.indexOf('.') + 1);
-    return (second > 0 ? v.substring(0, second) : v) + ".0";
   }
 
   private static boolean isGrpc(HttpRequest req) {

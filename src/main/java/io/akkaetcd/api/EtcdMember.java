@@ -44,6 +44,9 @@ public interface EtcdMember {
 
   String serverVersion();
 
+  /** The cluster version /version reports (etcd's etcdcluster field). */
+  String clusterVersion();
+
   /** A response header: cluster id, this member's id, the given revision, the current term. */
   default ResponseHeader header(long revision) {
     return ResponseHeader.newBuilder()

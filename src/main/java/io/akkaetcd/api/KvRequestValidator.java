@@ -67,6 +67,14 @@ public final class KvRequestValidator {
   }
 
   /**
+   * The shape checks of a txn (empty keys, empty ops, nested txns) without the op budget: what the
+   * applier checks again before writing, so that nothing is ever half-applied.
+   */
+  public static void checkTxnOps(TxnRequest r) {
+    checkTxnShape(r, Integer.MAX_VALUE);
+  }
+
+  /**
    * A txn's size is its longest list (compares, success or failure), not their sum, and it must
    * not exceed the budget. A nested txn gets what its parent left over: budget minus the parent's
    * size, so the limit bounds the sum along every nesting path.

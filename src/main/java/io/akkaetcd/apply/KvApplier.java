@@ -3,6 +3,7 @@ package io.akkaetcd.apply;
 import com.google.protobuf.ByteString;
 import com.google.protobuf.Message;
 import io.akkaetcd.api.EtcdError;
+import io.akkaetcd.api.KvRequestValidator;
 import io.akkaetcd.api.EtcdException;
 import io.akkaetcd.mvcc.KvStore;
 import io.akkaetcd.mvcc.KvStore.RangeResult;
@@ -530,57 +531,23 @@ public final class KvApplier {
 
   // ---------------------------------------------------------------------------------------------
   // Request checks etcd's API does before a request reaches raft (api/v3rpc/key.go). The applier
-  // repeats them: a request must never be half-applied. The op count and duplicate-key checks
-  // need the server's limits and stay in the API.
+  // repeats the API's own checks (KvRequestValidator): a request must never be half-applied. The
+  // op count and duplicate-key checks need the server's limits and stay in the API.
 
-  /** etcd's checkRangeRequest. */
   public static void validate(RangeRequest r) {
-    if (r.getKey().isEmpty()) {
-      throw EtcdError.EMPTY_KEY.exception();
-    }
+    KvRequestValidator.checkRange(r);
   }
 
-  /** etcd's checkPutRequest. */
   public static void validate(PutRequest r) {
-    if (r.getKey().isEmpty()) {
-      throw EtcdError.EMPTY_KEY.exception();
-    }
-    if (r.getIgnoreValue() && !r.getValue().isEmpty()) {
-      throw EtcdError.VALUE_PROVIDED.exception();
-    }
-    if (r.getIgnoreLease() && r.getLease() != 0) {
-      throw EtcdError.LEASE_PROVIDED.exception();
-    }
+    KvRequestValidator.checkPut(r);
   }
 
-  /** etcd's checkDeleteRequest. */
   public static void validate(DeleteRangeRequest r) {
-    if (r.getKey().isEmpty()) {
-      throw EtcdError.EMPTY_KEY.exception();
-    }
+    KvRequestValidator.checkDeleteRange(r);
   }
 
-  /** etcd's checkTxnRequest without the op count: every compare and op of both branches. */
   public static void validate(TxnRequest r) {
-    for (Compare c : r.getCompareList()) {
-      if (c.getKey().isEmpty()) {
-        throw EtcdError.EMPTY_KEY.exception();
-      }
-    }
-    validate(r.getSuccessList());
-    validate(r.getFailureList());
-  }
-
-  private static void validate(List<RequestOp> ops) {
-    for (RequestOp op : ops) {
-      switch (op.getRequestCase()) {
-        case REQUEST_RANGE -> validate(op.getRequestRange());
-        case REQUEST_PUT -> validate(op.getRequestPut());
-        case REQUEST_DELETE_RANGE -> validate(op.getRequestDeleteRange());
-        case REQUEST_TXN -> validate(op.getRequestTxn());
-        default -> throw EtcdError.KEY_NOT_FOUND.exception(); // etcd's answer to an empty op
-      }
-    }
+    KvRequestValidator.checkTxnOps(r);
   }
 
   private static ResponseHeader header(long revision) {

@@ -104,26 +104,17 @@ public final class MvccStore implements KvStore {
     long revision = Math.max(1, getMeta(META_REVISION));
     long finished = getMeta(META_COMPACT_FINISHED);
     long scheduled = getMeta(META_COMPACT_SCHEDULED);
-    int count = 0;
-    try (DBIterator it = db.iterator()) {
-      for (it.seek(new byte[] {REV}); it.hasNext(); it.next()) {
-        Map.Entry<byte[], byte[]> e = it.peekNext();
-        byte[] k = e.getKey();
-        if (k[0] != REV) {
-          break;
-        }
-        Revision rev = Revision.fromBytes(k, 1);
-        KeyValue kv = parse(e.getValue());
-        KeyIndex ki = index.getOrDefault(kv.getKey(), KeyIndex.EMPTY);
-        ki = Revision.isTombstone(k, 1)
-            ? ki.append(new KeyIndex.Version(rev, true, 0, 0))
-            : ki.append(new KeyIndex.Version(rev, false, kv.getCreateRevision(), kv.getVersion()));
-        index.put(kv.getKey(), ki);
-        count++;
-      }
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
+    long[] count = {0};
+    scanRevisions(new ReadOptions(), 0, Long.MAX_VALUE, (k, value) -> {
+      Revision rev = Revision.fromBytes(k, 1);
+      KeyValue kv = parse(value);
+      KeyIndex ki = index.getOrDefault(kv.getKey(), KeyIndex.EMPTY);
+      ki = Revision.isTombstone(k, 1)
+          ? ki.append(new KeyIndex.Version(rev, true, 0, 0))
+          : ki.append(new KeyIndex.Version(rev, false, kv.getCreateRevision(), kv.getVersion()));
+      index.put(kv.getKey(), ki);
+      count[0]++;
+    });
     currentRevision = revision;
     batchRevision = revision;
     appliedIndex = getMeta(META_APPLIED);
@@ -137,7 +128,7 @@ public final class MvccStore implements KvStore {
       schedulePhysicalCompaction(scheduled);
     }
     log.info("opened MVCC store {}: revision {}, compacted {}, applied index {}, {} revisions",
-        dir, revision, compactRevision, appliedIndex, count);
+        dir, revision, compactRevision, appliedIndex, count[0]);
   }
 
   // ---- reads ----
@@ -381,33 +372,22 @@ public final class MvccStore implements KvStore {
     compactor.execute(() -> {
       try {
         List<byte[]> doomed = new ArrayList<>();
-        try (DBIterator it = db.iterator()) {
-          for (it.seek(new byte[] {REV}); it.hasNext(); it.next()) {
-            Map.Entry<byte[], byte[]> e = it.peekNext();
-            byte[] k = e.getKey();
-            if (k[0] != REV) {
-              break;
-            }
-            Revision r = Revision.fromBytes(k, 1);
-            if (r.main() > rev) {
-              break;
-            }
-            KeyIndex ki = index.get(parse(e.getValue()).getKey());
-            if (ki == null || !ki.contains(r)) {
-              doomed.add(k);
-              if (doomed.size() == COMPACTION_BATCH) {
-                deleteAll(doomed);
-              }
+        scanRevisions(new ReadOptions(), 0, rev, (k, value) -> {
+          KeyIndex ki = index.get(parse(value).getKey());
+          if (ki == null || !ki.contains(Revision.fromBytes(k, 1))) {
+            doomed.add(k);
+            if (doomed.size() == COMPACTION_BATCH) {
+              deleteAll(doomed);
             }
           }
-        }
+        });
         deleteAll(doomed);
         WriteBatch b = db.createWriteBatch();
         b.put(META_COMPACT_FINISHED, longBytes(rev));
         db.write(b, new WriteOptions().sync(true));
         closeQuietly(b);
         done.complete(null);
-      } catch (RuntimeException | IOException e) {
+      } catch (RuntimeException e) {
         log.error("compaction at revision {} failed", rev, e);
         done.completeExceptionally(e);
       }
@@ -428,15 +408,26 @@ public final class MvccStore implements KvStore {
 
   /** How many revisions are stored on disk (what compaction has not removed). */
   long revisionsOnDisk() {
-    long n = 0;
-    try (DBIterator it = db.iterator()) {
-      for (it.seek(new byte[] {REV}); it.hasNext() && it.peekNext().getKey()[0] == REV; it.next()) {
-        n++;
+    long[] n = {0};
+    scanRevisions(new ReadOptions(), 0, Long.MAX_VALUE, (k, v) -> n[0]++);
+    return n[0];
+  }
+
+  /** Visits, in revision order, every stored revision row whose main revision is in [fromMain, toMain]. */
+  private void scanRevisions(ReadOptions options, long fromMain, long toMain,
+      java.util.function.BiConsumer<byte[], byte[]> visitor) {
+    try (DBIterator it = db.iterator(options)) {
+      for (it.seek(revKey(new Revision(fromMain, 0), false)); it.hasNext(); it.next()) {
+        Map.Entry<byte[], byte[]> e = it.peekNext();
+        byte[] k = e.getKey();
+        if (k[0] != REV || Revision.fromBytes(k, 1).main() > toMain) {
+          return;
+        }
+        visitor.accept(k, e.getValue());
       }
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
-    return n;
   }
 
   // ---- hash and size ----
@@ -454,18 +445,11 @@ public final class MvccStore implements KvStore {
     }
     CRC32C crc = new CRC32C();
     Snapshot snapshot = db.getSnapshot();
-    try (DBIterator it = db.iterator(new ReadOptions().snapshot(snapshot))) {
-      for (it.seek(revKey(new Revision(compacted + 1, 0), false)); it.hasNext(); it.next()) {
-        Map.Entry<byte[], byte[]> e = it.peekNext();
-        byte[] k = e.getKey();
-        if (k[0] != REV || Revision.fromBytes(k, 1).main() > at) {
-          break;
-        }
+    try {
+      scanRevisions(new ReadOptions().snapshot(snapshot), compacted + 1, at, (k, value) -> {
         crc.update(k, 1, k.length - 1);
-        crc.update(e.getValue());
-      }
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
+        crc.update(value);
+      });
     } finally {
       closeQuietly(snapshot);
     }

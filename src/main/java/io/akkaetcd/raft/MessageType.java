@@ -13,10 +13,6 @@ public enum MessageType {
   HEARTBEAT, HEARTBEAT_RESPONSE,
   READ_INDEX, READ_INDEX_RESPONSE;
 
-  boolean isLocal() {
-    return this == HUP || this == BEAT || this == CHECK_QUORUM;
-  }
-
   /** The response type of a vote request of this kind. */
   MessageType voteResponse() {
     return this == REQUEST_PRE_VOTE ? REQUEST_PRE_VOTE_RESPONSE : REQUEST_VOTE_RESPONSE;

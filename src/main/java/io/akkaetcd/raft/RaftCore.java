@@ -216,7 +216,7 @@ public final class RaftCore {
       becomeCandidate();
       voteTerm = term;
     }
-    if (poll(id, kind.voteResponse(), true) == Quorum.VoteResult.WON) {
+    if (poll(id, true) == Quorum.VoteResult.WON) {
       winElection(kind);
       return;
     }
@@ -235,7 +235,7 @@ public final class RaftCore {
     }
   }
 
-  private Quorum.VoteResult poll(long from, MessageType type, boolean granted) {
+  private Quorum.VoteResult poll(long from, boolean granted) {
     votes.putIfAbsent(from, granted);
     long yes = votes.values().stream().filter(v -> v).count();
     return Quorum.tally(voters.size(), yes, votes.size() - yes);
@@ -498,7 +498,7 @@ public final class RaftCore {
       }
       default -> {
         if (m.type() == expected) {
-          switch (poll(m.from(), m.type(), !m.reject())) {
+          switch (poll(m.from(), !m.reject())) {
             case WON -> winElection(role == StateRole.PRE_CANDIDATE
                 ? MessageType.REQUEST_PRE_VOTE : MessageType.REQUEST_VOTE);
             case LOST -> becomeFollower(term, 0);

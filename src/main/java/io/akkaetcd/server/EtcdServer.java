@@ -82,6 +82,7 @@ public final class EtcdServer implements EtcdMember, AutoCloseable {
   private final Duration requestTimeout;
   private final long maxApplyGap;
   private final String serverVersion;
+  private final String clusterVersion;
   private final List<ServerBinding> bindings;
   /** Set when the member stopped because a vital actor failed, not because it was asked to. */
   private final java.util.concurrent.atomic.AtomicBoolean failed;
@@ -106,6 +107,7 @@ public final class EtcdServer implements EtcdMember, AutoCloseable {
     this.requestTimeout = c.getDuration("akka-etcd.request-timeout");
     this.maxApplyGap = c.getLong("akka-etcd.max-gap-between-apply-and-commit");
     this.serverVersion = c.getString("akka-etcd.server-version");
+    this.clusterVersion = c.getString("akka-etcd.cluster-version");
     this.bindings = new ArrayList<>();
   }
 
@@ -287,6 +289,11 @@ public final class EtcdServer implements EtcdMember, AutoCloseable {
   @Override
   public String serverVersion() {
     return serverVersion;
+  }
+
+  @Override
+  public String clusterVersion() {
+    return clusterVersion;
   }
 
   public ServerConfig config() {

@@ -91,6 +91,7 @@ public final class RaftMember
   private final BiConsumer<Long, Throwable> failProposal;
   private final AtomicReference<RaftStatus> status;
 
+  /** Created when the journal is replayed; commands are stashed by Akka Persistence until then. */
   private RaftCore core;
   private final List<Propose> proposals = new ArrayList<>();
   private final List<CompletableFuture<Long>> reads = new ArrayList<>();
@@ -179,9 +180,6 @@ public final class RaftMember
   }
 
   private Effect<LogAppended, Log> onTick(Log log, Tick t) {
-    if (core == null) {
-      return Effect().none();
-    }
     core.tick();
     return handleReady();
   }
@@ -194,10 +192,6 @@ public final class RaftMember
   /** Proposes every gathered proposal as one batch and asks one read index for every gathered read. */
   private Effect<LogAppended, Log> onFlush(Log log, Flush f) {
     flushScheduled = false;
-    if (core == null) {
-      scheduleFlush();
-      return Effect().none();
-    }
     if (!proposals.isEmpty()) {
       List<Propose> batch = List.copyOf(proposals);
       proposals.clear();
