@@ -456,13 +456,23 @@ public final class MvccStore implements KvStore {
     return new HashResult((int) crc.getValue(), compacted, at);
   }
 
+  /** Listing the directory costs a system call per file: the size is refreshed at most every 100 ms. */
+  private static final long DB_SIZE_REFRESH_NANOS = 100_000_000L;
+  private volatile long dbSize = -1;
+  private volatile long dbSizeAt;
+
   @Override
   public long dbSize() {
-    try (Stream<Path> files = Files.list(dir)) {
-      return files.map(Path::toFile).filter(File::isFile).mapToLong(File::length).sum();
-    } catch (IOException e) {
-      return 0;
+    long now = System.nanoTime();
+    if (dbSize < 0 || now - dbSizeAt > DB_SIZE_REFRESH_NANOS) {
+      try (Stream<Path> files = Files.list(dir)) {
+        dbSize = files.map(Path::toFile).filter(File::isFile).mapToLong(File::length).sum();
+      } catch (IOException e) {
+        dbSize = 0;
+      }
+      dbSizeAt = now;
     }
+    return dbSize;
   }
 
   @Override
