@@ -214,6 +214,25 @@ class JetcdKvTest {
   }
 
   @Test
+  void aMalformedMessageIsRefusedAndTheMemberStaysUp() throws Exception {
+    ManagedChannel channel = ManagedChannelBuilder.forAddress("127.0.0.1", port).usePlaintext().build();
+    try {
+      MethodDescriptor<byte[], byte[]> put = MethodDescriptor.<byte[], byte[]>newBuilder()
+          .setType(MethodDescriptor.MethodType.UNARY).setFullMethodName("etcdserverpb.KV/Put")
+          .setRequestMarshaller(new Bytes()).setResponseMarshaller(new Bytes()).build();
+      byte[] garbage = {(byte) 0x0a, (byte) 0xff, (byte) 0xff, (byte) 0xff, (byte) 0x0f, 1, 2};
+      StatusRuntimeException e = assertThrows(StatusRuntimeException.class, () -> ClientCalls.blockingUnaryCall(
+          channel, put, CallOptions.DEFAULT.withDeadlineAfter(10, TimeUnit.SECONDS), garbage));
+      assertTrue(e.getStatus().getCode() == Status.Code.INTERNAL
+          || e.getStatus().getCode() == Status.Code.INVALID_ARGUMENT, e.getStatus().toString());
+    } finally {
+      channel.shutdownNow();
+    }
+    kv.put(b("jmal/k"), b("fine")).get(10, TimeUnit.SECONDS);
+    assertEquals("fine", s(kv.get(b("jmal/k")).get().getKvs().get(0).getValue()));
+  }
+
+  @Test
   void hashKvIsStableAcrossARestart() throws Exception {
     kv.put(b("jh/k"), b("v")).get();
     var before = client.getMaintenanceClient().hashKV("http://127.0.0.1:" + port, 0).get();
