@@ -31,6 +31,9 @@ public interface EtcdMember {
 
   KvStore store();
 
+  /** A new lease id for a grant that did not choose one: unique, positive. */
+  long newLeaseId();
+
   RaftStatus raftStatus();
 
   ClusterMembers members();

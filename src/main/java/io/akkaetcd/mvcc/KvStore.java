@@ -66,6 +66,15 @@ public interface KvStore extends AutoCloseable {
    */
   java.util.concurrent.CompletionStage<Void> compact(long rev);
 
+  /** Records a granted lease and its TTL in seconds, written with the current batch. */
+  void putLease(long id, long ttlSeconds);
+
+  /** Removes a lease record, written with the current batch. */
+  void deleteLease(long id);
+
+  /** Every lease recorded on disk, id → TTL in seconds (read at start to rebuild the lessor). */
+  java.util.Map<Long, Long> leases();
+
   /** Hash of every key-value revision in {@code (compactRevision, rev]} (etcd's HashKV). */
   HashResult hashKV(long rev);
 

@@ -332,6 +332,43 @@ public final class MvccStore implements KvStore {
     }
   }
 
+  // ---- leases ----
+
+  private static final byte LEASE = 'l';
+
+  private static byte[] leaseKey(long id) {
+    return ByteBuffer.allocate(9).put(LEASE).putLong(id).array();
+  }
+
+  @Override
+  public void putLease(long id, long ttlSeconds) {
+    batch().put(leaseKey(id), longBytes(ttlSeconds));
+    batchDirty = true;
+  }
+
+  @Override
+  public void deleteLease(long id) {
+    batch().delete(leaseKey(id));
+    batchDirty = true;
+  }
+
+  @Override
+  public Map<Long, Long> leases() {
+    Map<Long, Long> out = new HashMap<>();
+    try (DBIterator it = db.iterator()) {
+      for (it.seek(new byte[] {LEASE}); it.hasNext(); it.next()) {
+        Map.Entry<byte[], byte[]> e = it.peekNext();
+        if (e.getKey()[0] != LEASE) {
+          break;
+        }
+        out.put(ByteBuffer.wrap(e.getKey(), 1, 8).getLong(), ByteBuffer.wrap(e.getValue()).getLong());
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+    return out;
+  }
+
   // ---- compaction ----
 
   @Override

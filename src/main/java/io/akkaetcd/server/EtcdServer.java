@@ -21,6 +21,10 @@ import io.akkaetcd.api.EtcdError;
 import io.akkaetcd.api.EtcdMember;
 import io.akkaetcd.api.HealthService;
 import io.akkaetcd.api.KvService;
+import io.akkaetcd.api.LeaseService;
+import io.akkaetcd.lease.LeaseExpiry;
+import io.akkaetcd.lease.LeaseKeeper;
+import io.akkaetcd.lease.Lessor;
 import io.akkaetcd.api.MaintenanceService;
 import io.akkaetcd.apply.KvApplier;
 import io.akkaetcd.cluster.ClusterMembers;
@@ -33,6 +37,8 @@ import io.akkaetcd.proto.etcdserverpb.ClusterHandlerFactory;
 import io.akkaetcd.proto.etcdserverpb.CompactionRequest;
 import io.akkaetcd.proto.etcdserverpb.InternalRaftRequest;
 import io.akkaetcd.proto.etcdserverpb.KVHandlerFactory;
+import io.akkaetcd.proto.etcdserverpb.LeaseHandlerFactory;
+import io.akkaetcd.proto.etcdserverpb.LeaseRevokeRequest;
 import io.akkaetcd.proto.etcdserverpb.MaintenanceHandlerFactory;
 import io.akkaetcd.proto.health.HealthHandlerFactory;
 import io.akkaetcd.raft.member.RaftMember;
@@ -127,12 +133,16 @@ public final class EtcdServer implements EtcdMember, AutoCloseable {
     CompletableFuture<ActorRef<RaftMember.Command>> raftRef = new CompletableFuture<>();
     java.util.concurrent.atomic.AtomicBoolean failed = new java.util.concurrent.atomic.AtomicBoolean();
 
-    KvApplier kv = new KvApplier(lease -> false);
+    // etcd's minimum lease TTL: ceil(1.5 x election timeout), in seconds.
+    long minLeaseTtl = (3 * config.electionTimeout().toMillis() + 1999) / 2000;
+    Lessor lessor = Lessor.recover(store, minLeaseTtl);
+    LeaseKeeper keeper = new LeaseKeeper(System::nanoTime);
+    KvApplier kv = new KvApplier(lessor);
     RaftMember.Settings settings = new RaftMember.Settings(members.self().value(), members.voterIds(),
         config.heartbeatInterval(), config.electionTicks(), store::appliedIndex);
     Behavior<Void> guardian = Behaviors.setup(ctx -> {
       ActorRef<MvccApplier.Command> applier = ctx.spawn(
-          MvccApplier.create(store, new KvRequests(kv), wait, applied), "applier",
+          MvccApplier.create(store, new KvRequests(kv, lessor, keeper), wait, applied), "applier",
           DispatcherSelector.fromConfig("akka-etcd.applier-dispatcher"));
       ActorRef<RaftMember.Command> raft = ctx.spawn(RaftMember.create(settings,
           entries -> applier.tell(new MvccApplier.Apply(entries)), wait::fail, status), "raft");
@@ -170,8 +180,12 @@ public final class EtcdServer implements EtcdMember, AutoCloseable {
               .setCompaction(CompactionRequest.newBuilder().setRevision(rev)))),
           "auto-compactor", akka.actor.typed.Props.empty());
     }
+    system.systemActorOf(LeaseExpiry.create(lessor, keeper, server::raftStatus,
+        id -> server.propose(InternalRaftRequest.newBuilder()
+            .setLeaseRevoke(LeaseRevokeRequest.newBuilder().setID(id)))),
+        "lease-expiry", akka.actor.typed.Props.empty());
     try {
-      server.bindClientUrls(kv);
+      server.bindClientUrls(kv, lessor, keeper);
     } catch (RuntimeException e) {
       server.close();
       throw e;
@@ -188,11 +202,12 @@ public final class EtcdServer implements EtcdMember, AutoCloseable {
     return ConfigFactory.parseMap(overrides).withFallback(ConfigFactory.load());
   }
 
-  private void bindClientUrls(KvApplier kv) {
+  private void bindClientUrls(KvApplier kv, Lessor lessor, LeaseKeeper keeper) {
     Map<String, Function<HttpRequest, CompletionStage<HttpResponse>>> services = new LinkedHashMap<>();
     services.put("etcdserverpb.KV", KVHandlerFactory.create(new KvService(this, kv), system));
     services.put("etcdserverpb.Maintenance", MaintenanceHandlerFactory.create(new MaintenanceService(this), system));
     services.put("etcdserverpb.Cluster", ClusterHandlerFactory.create(new ClusterService(this), system));
+    services.put("etcdserverpb.Lease", LeaseHandlerFactory.create(new LeaseService(this, lessor, keeper), system));
     services.put("grpc.health.v1.Health", HealthHandlerFactory.create(new HealthService(this), system));
     ClientRouter router = new ClientRouter(services, this, Materializer.matFromSystem(system));
     for (URI url : config.listenClientUrls()) {
@@ -249,6 +264,11 @@ public final class EtcdServer implements EtcdMember, AutoCloseable {
     return readIndex.thenCompose(applied::waitFor)
         .orTimeout(requestTimeout.toMillis(), TimeUnit.MILLISECONDS)
         .thenApply(i -> null);
+  }
+
+  @Override
+  public long newLeaseId() {
+    return ids.next() & Long.MAX_VALUE;
   }
 
   @Override

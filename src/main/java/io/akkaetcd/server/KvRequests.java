@@ -1,28 +1,52 @@
 package io.akkaetcd.server;
 
+import io.akkaetcd.apply.ApplyResult;
 import io.akkaetcd.apply.CompactResult;
 import io.akkaetcd.apply.KvApplier;
+import io.akkaetcd.lease.LeaseKeeper;
+import io.akkaetcd.lease.Lessor;
 import io.akkaetcd.mvcc.KvStore;
 import io.akkaetcd.proto.etcdserverpb.InternalRaftRequest;
 
 /**
- * Applies a decoded raft request with the {@link KvApplier}: the response for a put, delete or txn;
- * for a compaction with physical=true, a stage that completes once the compaction is durable.
+ * Applies a decoded raft request: KV requests with the {@link KvApplier}, lease grants and revokes
+ * with the {@link Lessor}. Returns the response; for a compaction with physical=true, a stage that
+ * completes once the compaction is durable.
  * A request of a kind not served yet changes nothing and answers nothing.
  */
 final class KvRequests implements MvccApplier.RequestApplier {
   private final KvApplier kv;
+  private final Lessor lessor;
+  private final LeaseKeeper keeper;
 
-  KvRequests(KvApplier kv) {
+  KvRequests(KvApplier kv, Lessor lessor, LeaseKeeper keeper) {
     this.kv = kv;
+    this.lessor = lessor;
+    this.keeper = keeper;
+  }
+
+  /** The response, after the lessor saw which keys the writes attached to or detached from leases. */
+  private Object observed(ApplyResult<?> result) {
+    lessor.observe(result.events());
+    return result.response();
   }
 
   @Override
   public Object apply(KvStore store, long index, InternalRaftRequest r) {
     return switch (r.getRequestCase()) {
-      case PUT -> kv.put(store, index, r.getPut()).response();
-      case DELETE_RANGE -> kv.deleteRange(store, index, r.getDeleteRange()).response();
-      case TXN -> kv.txn(store, index, r.getTxn()).response();
+      case PUT -> observed(kv.put(store, index, r.getPut()));
+      case DELETE_RANGE -> observed(kv.deleteRange(store, index, r.getDeleteRange()));
+      case TXN -> observed(kv.txn(store, index, r.getTxn()));
+      case LEASE_GRANT -> {
+        var granted = lessor.grant(store, index, r.getLeaseGrant());
+        keeper.granted(granted.getID(), granted.getTTL());
+        yield granted;
+      }
+      case LEASE_REVOKE -> {
+        var revoked = lessor.revoke(store, index, r.getLeaseRevoke());
+        keeper.revoked(r.getLeaseRevoke().getID());
+        yield revoked;
+      }
       case COMPACTION -> {
         CompactResult c = kv.compact(store, r.getCompaction());
         store.setAppliedIndex(index);

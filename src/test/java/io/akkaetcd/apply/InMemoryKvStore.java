@@ -240,4 +240,21 @@ final class InMemoryKvStore implements KvStore {
 
   @Override
   public void close() {}
+
+  private final java.util.Map<Long, Long> leaseRecords = new java.util.HashMap<>();
+
+  @Override
+  public synchronized void putLease(long id, long ttlSeconds) {
+    leaseRecords.put(id, ttlSeconds);
+  }
+
+  @Override
+  public synchronized void deleteLease(long id) {
+    leaseRecords.remove(id);
+  }
+
+  @Override
+  public synchronized java.util.Map<Long, Long> leases() {
+    return java.util.Map.copyOf(leaseRecords);
+  }
 }

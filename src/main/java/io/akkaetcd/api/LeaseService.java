@@ -1,0 +1,113 @@
+package io.akkaetcd.api;
+
+import akka.NotUsed;
+import akka.stream.javadsl.Source;
+import io.akkaetcd.lease.LeaseKeeper;
+import io.akkaetcd.lease.Lessor;
+import io.akkaetcd.proto.etcdserverpb.InternalRaftRequest;
+import io.akkaetcd.proto.etcdserverpb.Lease;
+import io.akkaetcd.proto.etcdserverpb.LeaseGrantRequest;
+import io.akkaetcd.proto.etcdserverpb.LeaseGrantResponse;
+import io.akkaetcd.proto.etcdserverpb.LeaseKeepAliveRequest;
+import io.akkaetcd.proto.etcdserverpb.LeaseKeepAliveResponse;
+import io.akkaetcd.proto.etcdserverpb.LeaseLeasesRequest;
+import io.akkaetcd.proto.etcdserverpb.LeaseLeasesResponse;
+import io.akkaetcd.proto.etcdserverpb.LeaseRevokeRequest;
+import io.akkaetcd.proto.etcdserverpb.LeaseRevokeResponse;
+import io.akkaetcd.proto.etcdserverpb.LeaseStatus;
+import io.akkaetcd.proto.etcdserverpb.LeaseTimeToLiveRequest;
+import io.akkaetcd.proto.etcdserverpb.LeaseTimeToLiveResponse;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.function.Supplier;
+
+/**
+ * etcd's Lease service. Grant and revoke go through Raft; keep-alives renew the leader's deadline
+ * (no Raft entry, as in etcd); TimeToLive reads the applied lessor and the keeper's clock after a
+ * linearizable barrier.
+ */
+public final class LeaseService implements Lease {
+  private final EtcdMember member;
+  private final Lessor lessor;
+  private final LeaseKeeper keeper;
+
+  public LeaseService(EtcdMember member, Lessor lessor, LeaseKeeper keeper) {
+    this.member = member;
+    this.lessor = lessor;
+    this.keeper = keeper;
+  }
+
+  @Override
+  public CompletionStage<LeaseGrantResponse> leaseGrant(LeaseGrantRequest in) {
+    return handle(() -> {
+      if (in.getTTL() > Lessor.MAX_TTL) {
+        throw EtcdError.LEASE_TTL_TOO_LARGE.exception();
+      }
+      LeaseGrantRequest withId = in.getID() != 0 ? in : in.toBuilder().setID(member.newLeaseId()).build();
+      return member.propose(InternalRaftRequest.newBuilder().setLeaseGrant(withId)).thenApply(r -> {
+        LeaseGrantResponse g = (LeaseGrantResponse) r;
+        return g.toBuilder().setHeader(member.header(g.getHeader().getRevision())).build();
+      });
+    });
+  }
+
+  @Override
+  public CompletionStage<LeaseRevokeResponse> leaseRevoke(LeaseRevokeRequest in) {
+    return handle(() -> member.propose(InternalRaftRequest.newBuilder().setLeaseRevoke(in)).thenApply(r -> {
+      LeaseRevokeResponse v = (LeaseRevokeResponse) r;
+      return v.toBuilder().setHeader(member.header(v.getHeader().getRevision())).build();
+    }));
+  }
+
+  @Override
+  public Source<LeaseKeepAliveResponse, NotUsed> leaseKeepAlive(Source<LeaseKeepAliveRequest, NotUsed> in) {
+    return in.map(req -> LeaseKeepAliveResponse.newBuilder()
+        .setHeader(member.header(member.store().currentRevision()))
+        .setID(req.getID())
+        .setTTL(lessor.exists(req.getID()) ? keeper.renew(req.getID()) : 0)
+        .build());
+  }
+
+  @Override
+  public CompletionStage<LeaseTimeToLiveResponse> leaseTimeToLive(LeaseTimeToLiveRequest in) {
+    return handle(() -> member.linearizableBarrier().thenApply(v -> {
+      LeaseTimeToLiveResponse.Builder b = LeaseTimeToLiveResponse.newBuilder()
+          .setHeader(member.header(member.store().currentRevision())).setID(in.getID());
+      var lease = lessor.get(in.getID());
+      if (lease.isEmpty()) {
+        return b.setTTL(-1).build();
+      }
+      b.setTTL(keeper.remainingSeconds(in.getID())).setGrantedTTL(lease.get().ttl());
+      if (in.getKeys()) {
+        lease.get().keys().stream().sorted(com.google.protobuf.ByteString.unsignedLexicographicalComparator())
+            .forEach(b::addKeys);
+      }
+      return b.build();
+    }));
+  }
+
+  @Override
+  public CompletionStage<LeaseLeasesResponse> leaseLeases(LeaseLeasesRequest in) {
+    return handle(() -> member.linearizableBarrier().thenApply(v -> {
+      LeaseLeasesResponse.Builder b = LeaseLeasesResponse.newBuilder()
+          .setHeader(member.header(member.store().currentRevision()));
+      lessor.ids().stream().sorted().forEach(id -> b.addLeases(LeaseStatus.newBuilder().setID(id)));
+      return b.build();
+    }));
+  }
+
+  private static <T> CompletionStage<T> handle(Supplier<CompletionStage<T>> body) {
+    CompletionStage<T> result;
+    try {
+      result = body.get();
+    } catch (RuntimeException e) {
+      return CompletableFuture.failedFuture(GrpcErrors.toGrpc(e));
+    }
+    return result.handle((r, e) -> {
+      if (e != null) {
+        throw GrpcErrors.toGrpc(e);
+      }
+      return r;
+    });
+  }
+}

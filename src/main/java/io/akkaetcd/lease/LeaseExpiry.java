@@ -1,0 +1,51 @@
+package io.akkaetcd.lease;
+
+import akka.actor.typed.Behavior;
+import akka.actor.typed.javadsl.Behaviors;
+import io.akkaetcd.raft.member.RaftStatus;
+import java.time.Duration;
+import java.util.concurrent.CompletionStage;
+import java.util.function.LongFunction;
+import java.util.function.Supplier;
+
+/**
+ * Every 500 ms, on the leader only: gives every lease its full TTL when this member has just
+ * become leader, then proposes a revoke for each expired lease, at most {@value #REVOKES_PER_TICK}
+ * a tick (1000 a second, etcd's leaseRevokeRate) so that a mass expiry cannot stall the log.
+ * A member that is not leader never revokes.
+ */
+public final class LeaseExpiry {
+  static final int REVOKES_PER_TICK = 500;
+  static final Duration TICK = Duration.ofMillis(500);
+
+  private enum Tick { INSTANCE }
+
+  private LeaseExpiry() {}
+
+  public static Behavior<Object> create(Lessor lessor, LeaseKeeper keeper, Supplier<RaftStatus> status,
+      LongFunction<CompletionStage<?>> proposeRevoke) {
+    return Behaviors.<Object>setup(ctx -> Behaviors.withTimers(timers -> {
+      timers.startTimerWithFixedDelay(Tick.INSTANCE, TICK);
+      long[] ledTerm = {-1};
+      return Behaviors.receiveMessage(msg -> {
+        RaftStatus s = status.get();
+        if (!s.isLeader()) {
+          ledTerm[0] = -1;
+          return Behaviors.same();
+        }
+        if (ledTerm[0] != s.term()) {
+          ledTerm[0] = s.term();
+          keeper.promote(lessor.ttls());
+        }
+        for (long id : keeper.expired(REVOKES_PER_TICK)) {
+          proposeRevoke.apply(id).whenComplete((r, e) -> {
+            if (e != null) {
+              ctx.getLog().debug("revoke of expired lease {} failed ({}); it will be retried", id, e.getMessage());
+            }
+          });
+        }
+        return Behaviors.same();
+      });
+    }));
+  }
+}

@@ -1,0 +1,78 @@
+package io.akkaetcd.lease;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.LongSupplier;
+
+/**
+ * The leader's lease deadlines (etcd's lessor clock side). Not durable: when a member becomes
+ * leader every lease gets its full TTL again ({@link #promote}), as etcd does, so a lease never
+ * expires early because of a leader change or a restart. Only the leader's keeper reports expired
+ * leases; the revoke itself goes through Raft. Thread-safe.
+ */
+public final class LeaseKeeper {
+  /** How long an expired lease waits before its revoke is proposed again if the first got lost. */
+  static final long RETRY_NANOS = 3_000_000_000L;
+
+  private final ConcurrentHashMap<Long, Long> deadlines = new ConcurrentHashMap<>();
+  private final ConcurrentHashMap<Long, Long> ttls = new ConcurrentHashMap<>();
+  private final LongSupplier nanoClock;
+
+  public LeaseKeeper(LongSupplier nanoClock) {
+    this.nanoClock = nanoClock;
+  }
+
+  /** This member now leads: every lease gets its whole TTL from now. */
+  public void promote(Map<Long, Long> leaseTtls) {
+    deadlines.clear();
+    ttls.clear();
+    leaseTtls.forEach(this::granted);
+  }
+
+  public void granted(long id, long ttlSeconds) {
+    ttls.put(id, ttlSeconds);
+    deadlines.put(id, nanoClock.getAsLong() + ttlSeconds * 1_000_000_000L);
+  }
+
+  public void revoked(long id) {
+    ttls.remove(id);
+    deadlines.remove(id);
+  }
+
+  /** A keep-alive: restarts the lease's TTL; returns the TTL, or 0 if the lease is unknown. */
+  public long renew(long id) {
+    Long ttl = ttls.get(id);
+    if (ttl == null) {
+      return 0;
+    }
+    deadlines.put(id, nanoClock.getAsLong() + ttl * 1_000_000_000L);
+    return ttl;
+  }
+
+  /** Seconds left before the lease expires (etcd rounds down), -1 if unknown. */
+  public long remainingSeconds(long id) {
+    Long deadline = deadlines.get(id);
+    if (deadline == null) {
+      return -1;
+    }
+    return Math.max(0, (deadline - nanoClock.getAsLong()) / 1_000_000_000L);
+  }
+
+  /** Up to {@code max} leases past their deadline; each is held back from the next call for a while. */
+  public List<Long> expired(int max) {
+    long now = nanoClock.getAsLong();
+    List<Long> out = new ArrayList<>();
+    for (Map.Entry<Long, Long> e : deadlines.entrySet()) {
+      if (out.size() >= max) {
+        break;
+      }
+      if (e.getValue() <= now) {
+        out.add(e.getKey());
+        deadlines.replace(e.getKey(), e.getValue(), now + RETRY_NANOS);
+      }
+    }
+    return out;
+  }
+}

@@ -1,0 +1,133 @@
+package io.akkaetcd.lease;
+
+import com.google.protobuf.ByteString;
+import io.akkaetcd.api.EtcdError;
+import io.akkaetcd.apply.LeaseLookup;
+import io.akkaetcd.mvcc.KvStore;
+import io.akkaetcd.proto.etcdserverpb.LeaseGrantRequest;
+import io.akkaetcd.proto.etcdserverpb.LeaseGrantResponse;
+import io.akkaetcd.proto.etcdserverpb.LeaseRevokeRequest;
+import io.akkaetcd.proto.etcdserverpb.LeaseRevokeResponse;
+import io.akkaetcd.proto.etcdserverpb.ResponseHeader;
+import io.akkaetcd.proto.mvccpb.Event;
+import io.akkaetcd.proto.mvccpb.KeyValue;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * The applied lease state (etcd's lessor, without the clock): which leases exist, their granted
+ * TTL and the keys attached to each. Changed only by the applier, in log order, so every member
+ * holds the same; read by the API from any thread. Durable through the store's lease records;
+ * the attachments are rebuilt from the keys' lease field at start.
+ *
+ * <p>Deadlines are not here: only the leader's {@link LeaseKeeper} knows them, and expiry is a
+ * revoke proposed through Raft like any other.
+ */
+public final class Lessor implements LeaseLookup {
+  /** etcd's MaxLeaseTTL in seconds. */
+  public static final long MAX_TTL = 9_000_000_000L;
+
+  /** A lease: its granted TTL in seconds and its keys (a concurrent set, changed by the applier). */
+  public record Lease(long id, long ttl, Set<ByteString> keys) {}
+
+  private final ConcurrentHashMap<Long, Lease> leases = new ConcurrentHashMap<>();
+  private final long minTtl;
+
+  /** @param minTtl etcd's minimum TTL: ceil(1.5 x election timeout) in seconds; shorter grants are raised */
+  public Lessor(long minTtl) {
+    this.minTtl = minTtl;
+  }
+
+  /** Rebuilds the lessor from the store: its lease records and the live keys' lease fields. */
+  public static Lessor recover(KvStore store, long minTtl) {
+    Lessor l = new Lessor(minTtl);
+    store.leases().forEach((id, ttl) -> l.leases.put(id, new Lease(id, ttl, ConcurrentHashMap.newKeySet())));
+    ByteString all = ByteString.copyFrom(new byte[] {0});
+    for (KeyValue kv : store.range(all, all, 0, 0, false).kvs()) {
+      Lease lease = l.leases.get(kv.getLease());
+      if (lease != null) {
+        lease.keys().add(kv.getKey());
+      }
+    }
+    return l;
+  }
+
+  @Override
+  public boolean exists(long leaseId) {
+    return leases.containsKey(leaseId);
+  }
+
+  public Optional<Lease> get(long id) {
+    return Optional.ofNullable(leases.get(id));
+  }
+
+  public List<Long> ids() {
+    return List.copyOf(leases.keySet());
+  }
+
+  public Map<Long, Long> ttls() {
+    Map<Long, Long> out = new java.util.HashMap<>();
+    leases.values().forEach(l -> out.put(l.id(), l.ttl()));
+    return out;
+  }
+
+  /** Applies a grant: the id is chosen by the proposer; a TTL below the minimum is raised. */
+  public LeaseGrantResponse grant(KvStore store, long raftIndex, LeaseGrantRequest r) {
+    if (r.getTTL() > MAX_TTL) {
+      throw EtcdError.LEASE_TTL_TOO_LARGE.exception();
+    }
+    if (leases.containsKey(r.getID())) {
+      throw EtcdError.LEASE_EXIST.exception();
+    }
+    long ttl = Math.max(r.getTTL(), minTtl);
+    store.setAppliedIndex(raftIndex);
+    store.putLease(r.getID(), ttl);
+    leases.put(r.getID(), new Lease(r.getID(), ttl, ConcurrentHashMap.newKeySet()));
+    return LeaseGrantResponse.newBuilder()
+        .setHeader(ResponseHeader.newBuilder().setRevision(store.currentRevision()))
+        .setID(r.getID()).setTTL(ttl).build();
+  }
+
+  /** Applies a revoke: every attached key is deleted in one revision, then the lease goes. */
+  public LeaseRevokeResponse revoke(KvStore store, long raftIndex, LeaseRevokeRequest r) {
+    Lease lease = leases.get(r.getID());
+    if (lease == null) {
+      throw EtcdError.LEASE_NOT_FOUND.exception();
+    }
+    KvStore.WriteTxn txn = store.beginTxn(raftIndex);
+    for (ByteString key : lease.keys().stream().sorted(ByteString.unsignedLexicographicalComparator()).toList()) {
+      txn.deleteRange(key, ByteString.EMPTY);
+    }
+    long revision = txn.revision();
+    boolean wrote = !txn.end().isEmpty();
+    store.deleteLease(r.getID());
+    leases.remove(r.getID());
+    return LeaseRevokeResponse.newBuilder()
+        .setHeader(ResponseHeader.newBuilder().setRevision(wrote ? revision : store.currentRevision()))
+        .build();
+  }
+
+  /** Keeps the attachments in step with applied writes: a put attaches, a delete or re-put detaches. */
+  public void observe(List<Event> events) {
+    for (Event e : events) {
+      long before = e.hasPrevKv() ? e.getPrevKv().getLease() : 0;
+      long after = e.getType() == Event.EventType.PUT ? e.getKv().getLease() : 0;
+      ByteString key = e.getKv().getKey();
+      if (before != 0 && before != after) {
+        Lease l = leases.get(before);
+        if (l != null) {
+          l.keys().remove(key);
+        }
+      }
+      if (after != 0) {
+        Lease l = leases.get(after);
+        if (l != null) {
+          l.keys().add(key);
+        }
+      }
+    }
+  }
+}
