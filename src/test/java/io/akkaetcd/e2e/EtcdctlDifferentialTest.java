@@ -10,7 +10,9 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.DynamicTest;
@@ -23,15 +25,18 @@ import org.junit.jupiter.api.TestFactory;
  *
  * <p>Script format: one etcdctl invocation per line (arguments split on spaces, double quotes
  * group); a line ending in {@code <<} takes the following lines up to {@code >>} as its stdin;
- * {@code # flags: ...} gives both servers extra flags; other {@code #} lines are comments.
+ * {@code # flags: ...} gives both servers extra flags; other {@code #} lines are comments. A line
+ * ending in {@code => NAME} captures the second word of its output (the id in {@code lease grant}'s
+ * answer) on each server, and {@code ${NAME}} in later lines stands for that server's value.
  *
  * <p>Normalized before comparing, and nothing else: the raft term in JSON output (etcd bootstraps
- * at term 2, akka-etcd at term 1) and etcdctl's own retry log lines on stderr (timestamps and
- * random client ids). Revisions, ids and error texts must match exactly.
+ * at term 2, akka-etcd at term 1), etcdctl's own retry log lines on stderr (timestamps and random
+ * client ids), and captured values (lease ids, in hex and decimal). Revisions, member and cluster
+ * ids and error texts must match exactly.
  */
 class EtcdctlDifferentialTest {
 
-  record Command(List<String> args, String stdin, int line) {}
+  record Command(List<String> args, String stdin, int line, String capture) {}
 
   record Script(String name, List<String> flags, List<Command> commands) {}
 
@@ -52,9 +57,11 @@ class EtcdctlDifferentialTest {
     try (ServerProcess etcd = ServerProcess.start(ServerProcess.Kind.ETCD, peer, script.flags());
          ServerProcess akka = ServerProcess.start(ServerProcess.Kind.AKKA_ETCD, peer, script.flags())) {
       List<String> mismatches = new ArrayList<>();
+      Map<String, String> etcdVars = new HashMap<>();
+      Map<String, String> akkaVars = new HashMap<>();
       for (Command c : script.commands()) {
-        Etcdctl.Result expected = normalize(Etcdctl.run(etcd.endpoint(), c.stdin(), c.args()));
-        Etcdctl.Result actual = normalize(Etcdctl.run(akka.endpoint(), c.stdin(), c.args()));
+        Etcdctl.Result expected = normalize(run(etcd, c, etcdVars), etcdVars);
+        Etcdctl.Result actual = normalize(run(akka, c, akkaVars), akkaVars);
         if (!expected.equals(actual)) {
           mismatches.add(script.name() + ":" + c.line() + " etcdctl " + String.join(" ", c.args())
               + "\n== etcd:\n" + expected.all() + "== akka-etcd:\n" + actual.all());
@@ -65,6 +72,47 @@ class EtcdctlDifferentialTest {
             + String.join("\n", mismatches) + "\n== akka-etcd log:\n" + akka.log());
       }
     }
+  }
+
+  /** Runs a command with this server's captured values, capturing a new one if asked. */
+  private static Etcdctl.Result run(ServerProcess server, Command c, Map<String, String> vars) {
+    List<String> args = c.args().stream().map(a -> substitute(a, vars)).toList();
+    Etcdctl.Result r = Etcdctl.run(server.endpoint(), c.stdin() == null ? null : substitute(c.stdin(), vars), args);
+    if (c.capture() != null) {
+      String[] words = r.stdout().trim().split("\\s+");
+      if (words.length < 2) {
+        throw new AssertionError("nothing to capture from " + args + ": " + r.all());
+      }
+      vars.put(c.capture(), words[1]);
+    }
+    return r;
+  }
+
+  private static String substitute(String s, Map<String, String> vars) {
+    for (Map.Entry<String, String> v : vars.entrySet()) {
+      s = s.replace("${" + v.getKey() + "}", v.getValue());
+    }
+    return s;
+  }
+
+  static Etcdctl.Result normalize(Etcdctl.Result r, Map<String, String> vars) {
+    Etcdctl.Result n = normalize(r);
+    String out = n.stdout();
+    String err = n.stderr();
+    for (Map.Entry<String, String> v : vars.entrySet()) {
+      String name = "${" + v.getKey() + "}";
+      String hex = v.getValue();
+      out = out.replace(hex, name);
+      err = err.replace(hex, name);
+      try {
+        String decimal = Long.toUnsignedString(Long.parseUnsignedLong(hex, 16));
+        out = out.replace(decimal, name);
+        err = err.replace(decimal, name);
+      } catch (NumberFormatException ignored) {
+        // not a hex id: only its text is replaced
+      }
+    }
+    return new Etcdctl.Result(out, err, n.exit());
   }
 
   static Etcdctl.Result normalize(Etcdctl.Result r) {
@@ -95,6 +143,12 @@ class EtcdctlDifferentialTest {
         continue;
       }
       int at = i + 1;
+      String capture = null;
+      int arrow = line.lastIndexOf(" => ");
+      if (arrow > 0) {
+        capture = line.substring(arrow + 4).trim();
+        line = line.substring(0, arrow);
+      }
       String stdin = null;
       if (line.endsWith("<<")) {
         line = line.substring(0, line.length() - 2);
@@ -104,7 +158,7 @@ class EtcdctlDifferentialTest {
         }
         stdin = in.toString();
       }
-      commands.add(new Command(split(line), stdin, at));
+      commands.add(new Command(split(line), stdin, at, capture));
     }
     return new Script(file.getFileName().toString(), flags, commands);
   }
