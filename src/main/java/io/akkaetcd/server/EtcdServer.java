@@ -137,6 +137,9 @@ public final class EtcdServer implements EtcdMember, AutoCloseable {
     long minLeaseTtl = (3 * config.electionTimeout().toMillis() + 1999) / 2000;
     Lessor lessor = Lessor.recover(store, minLeaseTtl);
     LeaseKeeper keeper = new LeaseKeeper(System::nanoTime);
+    // Every recovered lease has its full TTL from start, so none looks expired before the first
+    // expiry tick; the leader promotes again when it takes the lead.
+    keeper.promote(lessor.ttls());
     KvApplier kv = new KvApplier(lessor);
     RaftMember.Settings settings = new RaftMember.Settings(members.self().value(), members.voterIds(),
         config.heartbeatInterval(), config.electionTicks(), store::appliedIndex);

@@ -57,6 +57,42 @@ class CrashRecoveryTest {
     }
   }
 
+  @Test
+  void leasesKeptAliveSurviveKillMinus9() throws Exception {
+    try (ServerProcess server = ServerProcess.start(ServerProcess.Kind.AKKA_ETCD, List.of());
+         Client client = Client.builder().endpoints(server.clientUrl()).build()) {
+      List<Long> leases = new ArrayList<>();
+      List<io.etcd.jetcd.support.CloseableClient> keepAlives = new ArrayList<>();
+      for (int i = 0; i < 5; i++) {
+        long id = client.getLeaseClient().grant(6).get(10, TimeUnit.SECONDS).getID();
+        leases.add(id);
+        client.getKVClient().put(bytes("lease-key-" + i), bytes("v"),
+            io.etcd.jetcd.options.PutOption.builder().withLeaseId(id).build()).get(10, TimeUnit.SECONDS);
+        keepAlives.add(client.getLeaseClient().keepAlive(id,
+            new io.grpc.stub.StreamObserver<io.etcd.jetcd.lease.LeaseKeepAliveResponse>() {
+              @Override public void onNext(io.etcd.jetcd.lease.LeaseKeepAliveResponse r) { }
+              @Override public void onError(Throwable t) { }
+              @Override public void onCompleted() { }
+            }));
+      }
+      server.kill();
+      server.start();
+      // Well past the 6 s TTL: every lease and its key must still be there.
+      Instant until = Instant.now().plus(Duration.ofSeconds(10));
+      while (Instant.now().isBefore(until)) {
+        for (long id : leases) {
+          long ttl = client.getLeaseClient().timeToLive(id, io.etcd.jetcd.options.LeaseOption.DEFAULT)
+              .get(10, TimeUnit.SECONDS).getTTL();
+          assertTrue(ttl > 0, "lease " + Long.toHexString(id) + " expired after the restart\n" + server.log());
+        }
+      }
+      GetResponse keys = client.getKVClient().get(bytes("lease-key-"), GetOption.builder().isPrefix(true).build())
+          .get(10, TimeUnit.SECONDS);
+      assertEquals(5, keys.getCount());
+      keepAlives.forEach(io.etcd.jetcd.support.CloseableClient::close);
+    }
+  }
+
   /** Runs the writers for a while, then runs {@code crash} while they are still writing. */
   private static void writeUntil(ServerProcess server, int cycle, Map<String, String> acked, Runnable crash)
       throws InterruptedException {
