@@ -66,6 +66,14 @@ public interface KvStore extends AutoCloseable {
    */
   java.util.concurrent.CompletionStage<Void> compact(long rev);
 
+  /**
+   * The events of the revisions in {@code [fromRev, toRev]} (bounded by the current revision), in
+   * revision order, each with the key's previous live kv as prev_kv when history still has it.
+   *
+   * @throws io.akkaetcd.api.EtcdException COMPACTED if {@code fromRev <= compactRevision()}
+   */
+  List<Event> events(long fromRev, long toRev);
+
   /** Records a granted lease and its TTL in seconds, written with the current batch. */
   void putLease(long id, long ttlSeconds);
 

@@ -332,6 +332,42 @@ public final class MvccStore implements KvStore {
     }
   }
 
+  // ---- history ----
+
+  @Override
+  public List<Event> events(long fromRev, long toRev) {
+    if (fromRev <= compactRevision) {
+      throw EtcdError.COMPACTED.exception();
+    }
+    long to = Math.min(toRev, currentRevision);
+    List<Event> out = new ArrayList<>();
+    Snapshot snapshot = db.getSnapshot();
+    try {
+      ReadOptions options = new ReadOptions().snapshot(snapshot);
+      scanRevisions(options, fromRev, to, (k, value) -> {
+        Revision rev = Revision.fromBytes(k, 1);
+        KeyValue kv = parse(value);
+        Event.Builder e = Event.newBuilder().setKv(kv)
+            .setType(Revision.isTombstone(k, 1) ? Event.EventType.DELETE : Event.EventType.PUT);
+        KeyIndex ki = index.get(kv.getKey());
+        KeyIndex.Version prev = ki == null ? null : ki.live(rev.main() - 1);
+        if (prev != null) {
+          byte[] prevBytes = db.get(revKey(prev.revision(), false), options);
+          if (prevBytes != null) {
+            e.setPrevKv(parse(prevBytes));
+          }
+        }
+        out.add(e.build());
+      });
+    } finally {
+      closeQuietly(snapshot);
+    }
+    if (fromRev <= compactRevision) {
+      throw EtcdError.COMPACTED.exception(); // compacted while reading
+    }
+    return out;
+  }
+
   // ---- leases ----
 
   private static final byte LEASE = 'l';

@@ -22,6 +22,8 @@ import io.akkaetcd.api.EtcdMember;
 import io.akkaetcd.api.HealthService;
 import io.akkaetcd.api.KvService;
 import io.akkaetcd.api.LeaseService;
+import io.akkaetcd.api.WatchService;
+import io.akkaetcd.watch.WatchHub;
 import io.akkaetcd.lease.LeaseExpiry;
 import io.akkaetcd.lease.LeaseKeeper;
 import io.akkaetcd.lease.Lessor;
@@ -39,6 +41,7 @@ import io.akkaetcd.proto.etcdserverpb.InternalRaftRequest;
 import io.akkaetcd.proto.etcdserverpb.KVHandlerFactory;
 import io.akkaetcd.proto.etcdserverpb.LeaseHandlerFactory;
 import io.akkaetcd.proto.etcdserverpb.LeaseRevokeRequest;
+import io.akkaetcd.proto.etcdserverpb.WatchHandlerFactory;
 import io.akkaetcd.proto.etcdserverpb.MaintenanceHandlerFactory;
 import io.akkaetcd.proto.health.HealthHandlerFactory;
 import io.akkaetcd.raft.member.RaftMember;
@@ -141,11 +144,12 @@ public final class EtcdServer implements EtcdMember, AutoCloseable {
     // expiry tick; the leader promotes again when it takes the lead.
     keeper.promote(lessor.ttls());
     KvApplier kv = new KvApplier(lessor);
+    WatchHub hub = new WatchHub();
     RaftMember.Settings settings = new RaftMember.Settings(members.self().value(), members.voterIds(),
         config.heartbeatInterval(), config.electionTicks(), store::appliedIndex);
     Behavior<Void> guardian = Behaviors.setup(ctx -> {
       ActorRef<MvccApplier.Command> applier = ctx.spawn(
-          MvccApplier.create(store, new KvRequests(kv, lessor, keeper), wait, applied), "applier",
+          MvccApplier.create(store, new KvRequests(kv, lessor, keeper), wait, applied, hub::committed), "applier",
           DispatcherSelector.fromConfig("akka-etcd.applier-dispatcher"));
       ActorRef<RaftMember.Command> raft = ctx.spawn(RaftMember.create(settings,
           entries -> applier.tell(new MvccApplier.Apply(entries)), wait::fail, status), "raft");
@@ -188,7 +192,7 @@ public final class EtcdServer implements EtcdMember, AutoCloseable {
             .setLeaseRevoke(LeaseRevokeRequest.newBuilder().setID(id)))),
         "lease-expiry", akka.actor.typed.Props.empty());
     try {
-      server.bindClientUrls(kv, lessor, keeper);
+      server.bindClientUrls(kv, lessor, keeper, hub);
     } catch (RuntimeException e) {
       server.close();
       throw e;
@@ -205,11 +209,12 @@ public final class EtcdServer implements EtcdMember, AutoCloseable {
     return ConfigFactory.parseMap(overrides).withFallback(ConfigFactory.load());
   }
 
-  private void bindClientUrls(KvApplier kv, Lessor lessor, LeaseKeeper keeper) {
+  private void bindClientUrls(KvApplier kv, Lessor lessor, LeaseKeeper keeper, WatchHub hub) {
     Map<String, Function<HttpRequest, CompletionStage<HttpResponse>>> services = new LinkedHashMap<>();
     services.put("etcdserverpb.KV", KVHandlerFactory.create(new KvService(this, kv), system));
     services.put("etcdserverpb.Maintenance", MaintenanceHandlerFactory.create(new MaintenanceService(this), system));
     services.put("etcdserverpb.Cluster", ClusterHandlerFactory.create(new ClusterService(this), system));
+    services.put("etcdserverpb.Watch", WatchHandlerFactory.create(new WatchService(this, hub, system), system));
     services.put("etcdserverpb.Lease", LeaseHandlerFactory.create(new LeaseService(this, lessor, keeper), system));
     services.put("grpc.health.v1.Health", HealthHandlerFactory.create(new HealthService(this), system));
     ClientRouter router = new ClientRouter(services, this, Materializer.matFromSystem(system));

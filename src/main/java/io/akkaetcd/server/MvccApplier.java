@@ -16,6 +16,7 @@ import io.akkaetcd.wait.Wait;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletionStage;
+import java.util.function.LongConsumer;
 
 /**
  * Applies committed raft entries to the MVCC store, strictly in log order, one LevelDB write batch
@@ -40,18 +41,20 @@ public final class MvccApplier extends AbstractBehavior<MvccApplier.Command> {
   }
 
   public static Behavior<Command> create(KvStore store, RequestApplier requests, Wait wait,
-      AppliedIndexWait applied) {
-    return Behaviors.setup(ctx -> new MvccApplier(ctx, store, requests, wait, applied));
+      AppliedIndexWait applied, LongConsumer revisionCommitted) {
+    return Behaviors.setup(ctx -> new MvccApplier(ctx, store, requests, wait, applied, revisionCommitted));
   }
 
   private final KvStore store;
   private final RequestApplier requests;
   private final Wait wait;
   private final AppliedIndexWait applied;
+  private final LongConsumer revisionCommitted;
 
   private MvccApplier(ActorContext<Command> ctx, KvStore store, RequestApplier requests, Wait wait,
-      AppliedIndexWait applied) {
+      AppliedIndexWait applied, LongConsumer revisionCommitted) {
     super(ctx);
+    this.revisionCommitted = revisionCommitted;
     this.store = store;
     this.requests = requests;
     this.wait = wait;
@@ -93,8 +96,12 @@ public final class MvccApplier extends AbstractBehavior<MvccApplier.Command> {
         replies.add(() -> wait.fail(id, ex));
       }
     }
+    long revisionBefore = store.currentRevision();
     store.commitBatch();
     applied.advance(last);
+    if (store.currentRevision() != revisionBefore) {
+      revisionCommitted.accept(store.currentRevision());
+    }
     replies.forEach(Runnable::run);
     return this;
   }

@@ -257,4 +257,9 @@ final class InMemoryKvStore implements KvStore {
   public synchronized java.util.Map<Long, Long> leases() {
     return java.util.Map.copyOf(leaseRecords);
   }
+
+  @Override
+  public java.util.List<io.akkaetcd.proto.mvccpb.Event> events(long fromRev, long toRev) {
+    throw new UnsupportedOperationException("history events are read from the LevelDB store");
+  }
 }

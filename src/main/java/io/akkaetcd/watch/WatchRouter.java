@@ -1,0 +1,235 @@
+package io.akkaetcd.watch;
+
+import akka.actor.typed.Behavior;
+import akka.actor.typed.javadsl.AbstractBehavior;
+import akka.actor.typed.javadsl.ActorContext;
+import akka.actor.typed.javadsl.Behaviors;
+import akka.actor.typed.javadsl.Receive;
+import akka.stream.BoundedSourceQueue;
+import akka.stream.QueueOfferResult;
+import com.google.protobuf.ByteString;
+import io.akkaetcd.api.EtcdException;
+import io.akkaetcd.mvcc.KvStore;
+import io.akkaetcd.proto.etcdserverpb.ResponseHeader;
+import io.akkaetcd.proto.etcdserverpb.WatchCreateRequest;
+import io.akkaetcd.proto.etcdserverpb.WatchRequest;
+import io.akkaetcd.proto.etcdserverpb.WatchResponse;
+import io.akkaetcd.proto.mvccpb.Event;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.function.LongFunction;
+
+/**
+ * One gRPC Watch stream: its watches, each with a cursor (the next revision it has to see), fed
+ * from the store's history.
+ *
+ * <p>On every commit (and every 100 ms, etcd's sync loop) the router reads the events of at most
+ * {@value #MAX_REVISIONS_PER_BATCH} revisions from the lowest cursor on and hands each watch the
+ * events in its range, all events of a revision in one response, in revision order. A cursor
+ * moves only when its response was accepted by the stream's bounded output buffer; a client that
+ * reads slowly just leaves its cursors behind and catches up from history later, so memory stays
+ * bounded and other streams are not slowed. A watch whose cursor falls behind the compaction
+ * revision is canceled with compact_revision, as etcd does.
+ *
+ * <p>Invariant: every event is sent at most once per watch and in revision order, since a cursor
+ * only moves forward past what was accepted.
+ */
+public final class WatchRouter extends AbstractBehavior<WatchRouter.Command> {
+  static final int MAX_REVISIONS_PER_BATCH = 1000;
+  static final Duration SYNC_INTERVAL = Duration.ofMillis(100);
+  private static final ByteString NUL = ByteString.copyFrom(new byte[] {0});
+
+  public sealed interface Command {}
+
+  /** A request from the client's stream. */
+  public record Request(WatchRequest request) implements Command {}
+
+  /** The store revision advanced. */
+  public record Committed(long revision) implements Command {}
+
+  /** The client's side of the stream ended or failed. */
+  public enum StreamEnded implements Command { INSTANCE }
+
+  private enum Sync implements Command { INSTANCE }
+
+  /** One watch: its key range, options and cursor. Confined to the router. */
+  private static final class Watch {
+    final long id;
+    final ByteString key;
+    final ByteString end;
+    final boolean noPut;
+    final boolean noDelete;
+    final boolean prevKv;
+    long next;
+
+    Watch(long id, WatchCreateRequest c, long next) {
+      this.id = id;
+      this.key = c.getKey().isEmpty() ? NUL : c.getKey();
+      this.end = c.getRangeEnd();
+      this.noPut = c.getFiltersList().contains(WatchCreateRequest.FilterType.NOPUT);
+      this.noDelete = c.getFiltersList().contains(WatchCreateRequest.FilterType.NODELETE);
+      this.prevKv = c.getPrevKv();
+      this.next = next;
+    }
+
+    boolean wants(Event e) {
+      if (e.getType() == Event.EventType.PUT ? noPut : noDelete) {
+        return false;
+      }
+      ByteString k = e.getKv().getKey();
+      var cmp = ByteString.unsignedLexicographicalComparator();
+      if (end.isEmpty()) {
+        return k.equals(key);
+      }
+      if (end.equals(NUL)) {
+        return cmp.compare(k, key) >= 0;
+      }
+      return cmp.compare(k, key) >= 0 && cmp.compare(k, end) < 0;
+    }
+  }
+
+  public static Behavior<Command> create(KvStore store, BoundedSourceQueue<WatchResponse> out,
+      LongFunction<ResponseHeader> header, Runnable onStop) {
+    return Behaviors.setup(ctx -> Behaviors.withTimers(timers -> {
+      timers.startTimerWithFixedDelay(Sync.INSTANCE, SYNC_INTERVAL);
+      return new WatchRouter(ctx, store, out, header, onStop);
+    }));
+  }
+
+  private final KvStore store;
+  private final BoundedSourceQueue<WatchResponse> out;
+  private final LongFunction<ResponseHeader> header;
+  private final Runnable onStop;
+  private final Map<Long, Watch> watches = new LinkedHashMap<>();
+  private long nextWatchId;
+
+  private WatchRouter(ActorContext<Command> ctx, KvStore store, BoundedSourceQueue<WatchResponse> out,
+      LongFunction<ResponseHeader> header, Runnable onStop) {
+    super(ctx);
+    this.store = store;
+    this.out = out;
+    this.header = header;
+    this.onStop = onStop;
+  }
+
+  @Override
+  public Receive<Command> createReceive() {
+    return newReceiveBuilder()
+        .onMessage(Request.class, this::onRequest)
+        .onMessage(Committed.class, c -> sync())
+        .onMessageEquals(Sync.INSTANCE, this::sync)
+        .onMessageEquals(StreamEnded.INSTANCE, this::stop)
+        .build();
+  }
+
+  private Behavior<Command> stop() {
+    out.complete();
+    onStop.run();
+    return Behaviors.stopped();
+  }
+
+  private Behavior<Command> onRequest(Request r) {
+    WatchRequest req = r.request();
+    switch (req.getRequestUnionCase()) {
+      case CREATE_REQUEST -> create(req.getCreateRequest());
+      case CANCEL_REQUEST -> {
+        long id = req.getCancelRequest().getWatchId();
+        if (watches.remove(id) != null) {
+          send(response(id).setCanceled(true));
+        }
+      }
+      case PROGRESS_REQUEST -> {
+        long current = store.currentRevision();
+        // etcd answers a progress request only when every watch has seen everything.
+        if (watches.values().stream().allMatch(w -> w.next > current)) {
+          send(WatchResponse.newBuilder().setHeader(header.apply(current)).setWatchId(-1));
+        }
+      }
+      default -> { }
+    }
+    return sync();
+  }
+
+  private void create(WatchCreateRequest c) {
+    long current = store.currentRevision();
+    long id = c.getWatchId() != 0 ? c.getWatchId() : nextFreeId();
+    if (watches.containsKey(id)) {
+      send(response(id).setCreated(true).setCanceled(true)
+          .setCancelReason("mvcc: duplicate watch ID provided on the WatchStream"));
+      return;
+    }
+    long start = c.getStartRevision() > 0 ? c.getStartRevision() : current + 1;
+    watches.put(id, new Watch(id, c, start));
+    send(response(id).setCreated(true));
+  }
+
+  private long nextFreeId() {
+    while (watches.containsKey(nextWatchId)) {
+      nextWatchId++;
+    }
+    return nextWatchId++;
+  }
+
+  /** Brings every watch as far forward as the output buffer takes. */
+  private Behavior<Command> sync() {
+    long current = store.currentRevision();
+    for (int round = 0; round < 100; round++) {
+      long compacted = store.compactRevision();
+      for (Iterator<Watch> it = watches.values().iterator(); it.hasNext(); ) {
+        Watch w = it.next();
+        if (w.next <= compacted) {
+          if (!send(response(w.id).setCanceled(true).setCompactRevision(compacted))) {
+            return this;
+          }
+          it.remove();
+        }
+      }
+      long from = watches.values().stream().mapToLong(w -> w.next).min().orElse(Long.MAX_VALUE);
+      if (from > current) {
+        return this;
+      }
+      long to = Math.min(current, from + MAX_REVISIONS_PER_BATCH - 1);
+      List<Event> events;
+      try {
+        events = store.events(from, to);
+      } catch (EtcdException compactedMeanwhile) {
+        continue; // the next round cancels what was compacted
+      }
+      boolean blocked = false;
+      for (Watch w : watches.values()) {
+        if (w.next > to) {
+          continue;
+        }
+        List<Event> mine = new ArrayList<>();
+        for (Event e : events) {
+          if (e.getKv().getModRevision() >= w.next && w.wants(e)) {
+            mine.add(w.prevKv ? e : e.toBuilder().clearPrevKv().build());
+          }
+        }
+        if (mine.isEmpty() || send(response(w.id).addAllEvents(mine))) {
+          w.next = to + 1;
+        } else {
+          blocked = true; // the client reads slowly: this watch catches up from history later
+        }
+      }
+      if (to == current || blocked) {
+        return this;
+      }
+    }
+    return this;
+  }
+
+  private WatchResponse.Builder response(long watchId) {
+    return WatchResponse.newBuilder().setHeader(header.apply(store.currentRevision())).setWatchId(watchId);
+  }
+
+  /** Offers a response to the stream's bounded buffer; false if it is full (try again later). */
+  private boolean send(WatchResponse.Builder r) {
+    QueueOfferResult result = out.offer(r.build());
+    return result == QueueOfferResult.enqueued();
+  }
+}
