@@ -1,0 +1,86 @@
+package io.akkaetcd.watch;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import akka.actor.testkit.typed.javadsl.ActorTestKit;
+import akka.actor.typed.ActorRef;
+import akka.japi.Pair;
+import akka.stream.BoundedSourceQueue;
+import akka.stream.javadsl.Keep;
+import akka.stream.javadsl.Sink;
+import akka.stream.javadsl.SinkQueueWithCancel;
+import akka.stream.javadsl.Source;
+import com.google.protobuf.ByteString;
+import io.akkaetcd.mvcc.KvStore;
+import io.akkaetcd.mvcc.MvccStore;
+import io.akkaetcd.proto.etcdserverpb.ResponseHeader;
+import io.akkaetcd.proto.etcdserverpb.WatchCreateRequest;
+import io.akkaetcd.proto.etcdserverpb.WatchRequest;
+import io.akkaetcd.proto.etcdserverpb.WatchResponse;
+import io.akkaetcd.proto.mvccpb.Event;
+import java.nio.file.Files;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Test;
+
+/** The router against a real store, with a client that does not read: bounded, then complete. */
+class WatchRouterTest {
+  private static final ActorTestKit testKit = ActorTestKit.create();
+
+  @AfterAll
+  static void stop() {
+    testKit.shutdownTestKit();
+  }
+
+  private static long put(MvccStore s, long index, String key, String value) {
+    KvStore.WriteTxn t = s.beginTxn(index);
+    t.put(ByteString.copyFromUtf8(key), ByteString.copyFromUtf8(value), 0);
+    t.end();
+    s.commitBatch();
+    return s.currentRevision();
+  }
+
+  @Test
+  void aSlowReaderHoldsBoundedBuffersAndLaterGetsEveryEventOnceInOrder() throws Exception {
+    try (MvccStore store = MvccStore.open(Files.createTempDirectory("router"))) {
+      Pair<BoundedSourceQueue<WatchResponse>, SinkQueueWithCancel<WatchResponse>> stream =
+          Source.<WatchResponse>queue(4).toMat(Sink.queue(1), Keep.both()).run(testKit.system());
+      ActorRef<WatchRouter.Command> router = testKit.spawn(WatchRouter.create(store, stream.first(),
+          rev -> ResponseHeader.newBuilder().setRevision(rev).build(), () -> { }));
+      router.tell(new WatchRouter.Request(WatchRequest.newBuilder().setCreateRequest(
+          WatchCreateRequest.newBuilder().setKey(ByteString.copyFromUtf8("k"))
+              .setRangeEnd(ByteString.copyFromUtf8("l")).setStartRevision(2)).build()));
+      // 50 revisions while nobody reads: the router may hold at most its 4-response buffer.
+      for (int i = 0; i < 50; i++) {
+        put(store, i + 1, "k" + (i % 7), "v" + i);
+        router.tell(new WatchRouter.Committed(store.currentRevision()));
+      }
+      assertTrue(stream.first().size() <= 4, "buffered " + stream.first().size());
+
+      // Now read everything: created, then every revision exactly once, in order.
+      List<Long> revisions = new ArrayList<>();
+      boolean created = false;
+      while (revisions.size() < 50) {
+        Optional<WatchResponse> r = stream.second().pull().toCompletableFuture().get(10, TimeUnit.SECONDS);
+        WatchResponse response = r.orElseThrow();
+        if (response.getCreated()) {
+          created = true;
+          continue;
+        }
+        for (Event e : response.getEventsList()) {
+          revisions.add(e.getKv().getModRevision());
+        }
+      }
+      assertTrue(created);
+      List<Long> expected = new ArrayList<>();
+      for (long r = 2; r <= 51; r++) {
+        expected.add(r);
+      }
+      assertEquals(expected, revisions, "every revision once, in order, after catching up from history");
+    }
+  }
+}
