@@ -26,8 +26,11 @@ public final class WatchService implements Watch {
   private final WatchHub hub;
   private final ActorSystem<?> system;
   private final AtomicLong streams = new AtomicLong();
+  private final java.time.Duration progressInterval;
 
-  public WatchService(EtcdMember member, WatchHub hub, ActorSystem<?> system) {
+  public WatchService(EtcdMember member, WatchHub hub, ActorSystem<?> system,
+      java.time.Duration progressInterval) {
+    this.progressInterval = progressInterval;
     this.member = member;
     this.hub = hub;
     this.system = system;
@@ -39,7 +42,8 @@ public final class WatchService implements Watch {
         Source.<WatchResponse>queue(BUFFERED_RESPONSES).preMaterialize(system);
     ActorRef<WatchRouter.Command>[] self = new ActorRef[1];
     ActorRef<WatchRouter.Command> router = system.systemActorOf(
-        WatchRouter.create(member.store(), out.first(), member::header, () -> hub.unregister(self[0])),
+        WatchRouter.create(member.store(), out.first(), member::header, progressInterval,
+            () -> hub.unregister(self[0])),
         "watch-stream-" + streams.incrementAndGet(),
         DispatcherSelector.fromConfig("akka-etcd.read-dispatcher"));
     self[0] = router;

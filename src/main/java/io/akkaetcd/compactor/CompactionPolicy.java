@@ -1,6 +1,7 @@
 package io.akkaetcd.compactor;
 
 import io.akkaetcd.server.Flags.FlagException;
+import io.akkaetcd.server.GoDuration;
 import java.time.Duration;
 import java.util.OptionalLong;
 

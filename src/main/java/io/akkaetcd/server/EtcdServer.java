@@ -214,7 +214,7 @@ public final class EtcdServer implements EtcdMember, AutoCloseable {
     services.put("etcdserverpb.KV", KVHandlerFactory.create(new KvService(this, kv), system));
     services.put("etcdserverpb.Maintenance", MaintenanceHandlerFactory.create(new MaintenanceService(this), system));
     services.put("etcdserverpb.Cluster", ClusterHandlerFactory.create(new ClusterService(this), system));
-    services.put("etcdserverpb.Watch", WatchHandlerFactory.create(new WatchService(this, hub, system), system));
+    services.put("etcdserverpb.Watch", WatchHandlerFactory.create(new WatchService(this, hub, system, config.watchProgressNotifyInterval()), system));
     services.put("etcdserverpb.Lease", LeaseHandlerFactory.create(new LeaseService(this, lessor, keeper), system));
     services.put("grpc.health.v1.Health", HealthHandlerFactory.create(new HealthService(this), system));
     ClientRouter router = new ClientRouter(services, this, Materializer.matFromSystem(system));

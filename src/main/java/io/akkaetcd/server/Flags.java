@@ -31,6 +31,7 @@ public final class Flags {
       Flag.value("election-timeout", "1000", "Time (in milliseconds) for an election to timeout."),
       Flag.value("auto-compaction-mode", "periodic", "Interpret 'auto-compaction-retention' one of: periodic|revision."),
       Flag.value("auto-compaction-retention", "0", "Auto compaction retention length. 0 means disable auto compaction."),
+      Flag.value("experimental-watch-progress-notify-interval", "10m", "Duration of periodic watch progress notifications."),
       Flag.value("log-level", "info", "Configures log level. Only supports debug, info, warn, error, panic, or fatal."),
       Flag.bool("version", "Print the version and exit."),
       Flag.bool("help", "Show this help and exit."));

@@ -32,6 +32,7 @@ public record ServerConfig(
     Duration electionTimeout,
     String autoCompactionMode,
     String autoCompactionRetention,
+    Duration watchProgressNotifyInterval,
     String logLevel) {
 
   /** etcd's default backend quota when --quota-backend-bytes is 0 (2 GiB). */
@@ -74,6 +75,8 @@ public record ServerConfig(
         Duration.ofMillis(election),
         mode,
         v.get("auto-compaction-retention"),
+        GoDuration.parse(v.get("experimental-watch-progress-notify-interval").trim(),
+            "experimental-watch-progress-notify-interval"),
         v.get("log-level"));
     // Refuses a malformed retention at start, as etcd does.
     io.akkaetcd.compactor.CompactionPolicy.of(mode, c.autoCompactionRetention());

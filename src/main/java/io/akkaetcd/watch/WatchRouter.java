@@ -56,6 +56,8 @@ public final class WatchRouter extends AbstractBehavior<WatchRouter.Command> {
 
   private enum Sync implements Command { INSTANCE }
 
+  private enum ProgressNotify implements Command { INSTANCE }
+
   /** One watch: its key range, options and cursor. Confined to the router. */
   private static final class Watch {
     final long id;
@@ -64,6 +66,7 @@ public final class WatchRouter extends AbstractBehavior<WatchRouter.Command> {
     final boolean noPut;
     final boolean noDelete;
     final boolean prevKv;
+    final boolean progressNotify;
     long next;
 
     Watch(long id, WatchCreateRequest c, long next) {
@@ -73,6 +76,7 @@ public final class WatchRouter extends AbstractBehavior<WatchRouter.Command> {
       this.noPut = c.getFiltersList().contains(WatchCreateRequest.FilterType.NOPUT);
       this.noDelete = c.getFiltersList().contains(WatchCreateRequest.FilterType.NODELETE);
       this.prevKv = c.getPrevKv();
+      this.progressNotify = c.getProgressNotify();
       this.next = next;
     }
 
@@ -92,10 +96,15 @@ public final class WatchRouter extends AbstractBehavior<WatchRouter.Command> {
     }
   }
 
+  /**
+   * @param progressInterval how often a synced watch that asked for progress notifications gets an
+   *     empty response with the current revision (--experimental-watch-progress-notify-interval)
+   */
   public static Behavior<Command> create(KvStore store, BoundedSourceQueue<WatchResponse> out,
-      LongFunction<ResponseHeader> header, Runnable onStop) {
+      LongFunction<ResponseHeader> header, Duration progressInterval, Runnable onStop) {
     return Behaviors.setup(ctx -> Behaviors.withTimers(timers -> {
       timers.startTimerWithFixedDelay(Sync.INSTANCE, SYNC_INTERVAL);
+      timers.startTimerWithFixedDelay(ProgressNotify.INSTANCE, progressInterval);
       return new WatchRouter(ctx, store, out, header, onStop);
     }));
   }
@@ -122,12 +131,17 @@ public final class WatchRouter extends AbstractBehavior<WatchRouter.Command> {
         .onMessage(Request.class, this::onRequest)
         .onMessage(Committed.class, c -> sync())
         .onMessageEquals(Sync.INSTANCE, this::sync)
+        .onMessageEquals(ProgressNotify.INSTANCE, this::notifyProgress)
         .onMessageEquals(StreamEnded.INSTANCE, this::stop)
         .build();
   }
 
   private Behavior<Command> stop() {
-    out.complete();
+    try {
+      out.complete();
+    } catch (IllegalStateException alreadyEnded) {
+      // the client's side ended the output first
+    }
     onStop.run();
     return Behaviors.stopped();
   }
@@ -152,6 +166,17 @@ public final class WatchRouter extends AbstractBehavior<WatchRouter.Command> {
       default -> { }
     }
     return sync();
+  }
+
+  /** etcd notifies only watches that have seen everything: the header says how far that is. */
+  private Behavior<Command> notifyProgress() {
+    long current = store.currentRevision();
+    for (Watch w : watches.values()) {
+      if (w.progressNotify && w.next > current) {
+        send(response(w.id));
+      }
+    }
+    return this;
   }
 
   private void create(WatchCreateRequest c) {

@@ -55,7 +55,7 @@ class JetcdWatchTest {
     return EtcdServer.start(ServerConfig.fromFlags(Flags.parse(new String[] {
         "--name", "w1", "--data-dir", dataDir.toString(), "--listen-client-urls", url,
         "--advertise-client-urls", url, "--initial-advertise-peer-urls", peer,
-        "--initial-cluster", "w1=" + peer}, Map.of())));
+        "--initial-cluster", "w1=" + peer, "--experimental-watch-progress-notify-interval", "200ms"}, Map.of())));
   }
 
   @AfterAll
@@ -119,7 +119,10 @@ class JetcdWatchTest {
         Op.delete(b("wo/a"), io.etcd.jetcd.options.DeleteOption.DEFAULT)).commit().get().getHeader().getRevision();
     await("four events", () -> w.events().size() == 4);
     assertEquals(List.of("PUT wo/a=1@" + r1, "PUT wo/b=2@" + r2, "PUT wo/c=3@" + r2, "DELETE wo/a=@" + r2), w.describe());
-    assertTrue(w.responses.stream().anyMatch(r -> r.getEvents().size() == 3), "a txn's events arrive together");
+    long txnRevision = r2;
+    assertTrue(w.responses.stream().anyMatch(r -> r.getEvents().stream()
+            .filter(e -> e.getKeyValue().getModRevision() == txnRevision).count() == 3),
+        "all events of the txn's revision arrive in one response");
     assertEquals("1", s(w.events().get(3).getPrevKV().getValue()), "prev_kv of the delete");
     w.watcher.close();
   }
@@ -179,6 +182,16 @@ class JetcdWatchTest {
     assertEquals(List.of("wr/b=2", "wr/a=3"), replay.events().stream()
         .map(e -> s(e.getKeyValue().getKey()) + "=" + s(e.getKeyValue().getValue())).toList());
     replay.watcher.close();
+  }
+
+  @Test
+  void progressNotificationsCarryTheCurrentRevision() throws Exception {
+    Recorder w = new Recorder("wp/nothing-here", WatchOption.builder().withProgressNotify(true).build());
+    long current = nextRevision() - 1;
+    await("a progress notification", () -> w.responses.stream().anyMatch(r -> r.isProgressNotify()
+        && r.getHeader().getRevision() >= current));
+    assertTrue(w.events().isEmpty());
+    w.watcher.close();
   }
 
   @Test

@@ -50,7 +50,7 @@ class WatchRouterTest {
       Pair<BoundedSourceQueue<WatchResponse>, SinkQueueWithCancel<WatchResponse>> stream =
           Source.<WatchResponse>queue(4).toMat(Sink.queue(1), Keep.both()).run(testKit.system());
       ActorRef<WatchRouter.Command> router = testKit.spawn(WatchRouter.create(store, stream.first(),
-          rev -> ResponseHeader.newBuilder().setRevision(rev).build(), () -> { }));
+          rev -> ResponseHeader.newBuilder().setRevision(rev).build(), java.time.Duration.ofMinutes(10), () -> { }));
       router.tell(new WatchRouter.Request(WatchRequest.newBuilder().setCreateRequest(
           WatchCreateRequest.newBuilder().setKey(ByteString.copyFromUtf8("k"))
               .setRangeEnd(ByteString.copyFromUtf8("l")).setStartRevision(2)).build()));

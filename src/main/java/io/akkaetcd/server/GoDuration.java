@@ -1,4 +1,4 @@
-package io.akkaetcd.compactor;
+package io.akkaetcd.server;
 
 import io.akkaetcd.server.Flags.FlagException;
 import java.time.Duration;
@@ -6,18 +6,23 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /** Parses Go's duration syntax ("1h30m", "90s", "1.5h") as etcd's flags accept it. */
-final class GoDuration {
+public final class GoDuration {
   private static final Pattern PART = Pattern.compile("(\\d+(?:\\.\\d*)?|\\.\\d+)(ns|us|µs|ms|s|m|h)");
 
   private GoDuration() {}
 
   /** A bare whole number means hours (etcd's periodic retention); otherwise a Go duration. */
-  static Duration parseHoursOrDuration(String s) {
+  public static Duration parseHoursOrDuration(String s) {
     if (s.matches("\\d+")) {
       return Duration.ofHours(Long.parseLong(s));
     }
+    return parse(s, "auto-compaction-retention");
+  }
+
+  /** A Go duration ("10m", "1h30m", "500ms") for the flag named {@code flag}. */
+  public static Duration parse(String s, String flag) {
     if (s.isEmpty()) {
-      throw new FlagException("invalid auto-compaction-retention \"\"");
+      throw new FlagException("invalid --" + flag + " \"\"");
     }
     Matcher m = PART.matcher(s);
     int at = 0;
@@ -35,7 +40,7 @@ final class GoDuration {
       at = m.end();
     }
     if (at != s.length()) {
-      throw new FlagException("invalid auto-compaction-retention \"" + s + "\": not a duration");
+      throw new FlagException("invalid --" + flag + " \"" + s + "\": not a duration");
     }
     return Duration.ofNanos((long) nanos);
   }
