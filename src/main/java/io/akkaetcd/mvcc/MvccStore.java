@@ -16,6 +16,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.NavigableMap;
+import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentSkipListMap;
@@ -75,6 +76,10 @@ public final class MvccStore implements KvStore {
   private boolean batchDirty;
   private final Map<Revision, KeyValue> overlay = new HashMap<>();
   private Txn openTxn;
+  /** A compaction of a revision of the uncommitted batch: started once the batch is on disk. */
+  private long pendingCompact;
+  private CompletableFuture<Void> pendingCompactDone;
+  private volatile boolean closing;
 
   private MvccStore(Path dir, DB db) {
     this.dir = dir;
@@ -158,7 +163,15 @@ public final class MvccStore implements KvStore {
     if (at < compactRevision) {
       throw EtcdError.COMPACTED.exception();
     }
-    RangeResult r = rangeAt(key, rangeEnd, at, limit, countOnly, false);
+    RangeResult r;
+    try {
+      r = rangeAt(key, rangeEnd, at, limit, countOnly, false);
+    } catch (IllegalStateException missing) {
+      if (at < compactRevision) {
+        throw EtcdError.COMPACTED.exception();
+      }
+      throw missing;
+    }
     if (at < compactRevision) {
       // A compaction overtook this read: what it saw may be incomplete.
       throw EtcdError.COMPACTED.exception();
@@ -186,13 +199,7 @@ public final class MvccStore implements KvStore {
   /** The keys in range as etcd reads rangeEnd: empty = one key, "\0" = every key from key on. */
   private NavigableMap<ByteString, KeyIndex> keys(ByteString key, ByteString rangeEnd) {
     if (rangeEnd.isEmpty()) {
-      KeyIndex ki = index.get(key);
-      ConcurrentSkipListMap<ByteString, KeyIndex> one =
-          new ConcurrentSkipListMap<>(ByteString.unsignedLexicographicalComparator());
-      if (ki != null) {
-        one.put(key, ki);
-      }
-      return one;
+      return index.subMap(key, true, key, true);
     }
     if (rangeEnd.equals(NUL)) {
       return index.tailMap(key, true);
@@ -249,6 +256,19 @@ public final class MvccStore implements KvStore {
     overlay.clear();
     appliedIndex = batchApplied;
     currentRevision = batchRevision;
+    if (pendingCompact > 0) {
+      long rev = pendingCompact;
+      CompletableFuture<Void> done = pendingCompactDone;
+      pendingCompact = 0;
+      pendingCompactDone = null;
+      startCompaction(rev).whenComplete((v, e) -> {
+        if (e != null) {
+          done.completeExceptionally(e);
+        } else {
+          done.complete(null);
+        }
+      });
+    }
   }
 
   private WriteBatch batch() {
@@ -407,17 +427,40 @@ public final class MvccStore implements KvStore {
 
   // ---- compaction ----
 
+  /**
+   * Compacts at {@code rev}. Checked against the applier's view (the revisions of the uncommitted
+   * batch count), so the answer does not depend on how entries were batched. With nothing
+   * uncommitted it starts at once: the scheduled revision is written first, then the index is
+   * compacted and the rows are deleted in the background. Otherwise the scheduled revision goes
+   * into the batch (with the compaction entry's applied index) and the compaction starts right
+   * after {@link #commitBatch()} wrote it: no row is deleted before the history it belongs to is
+   * on disk, and after a crash the entry is either applied with its batch or replayed cleanly.
+   */
   @Override
   public CompletionStage<Void> compact(long rev) {
-    if (rev <= compactRevision) {
+    if (rev <= Math.max(compactRevision, pendingCompact)) {
       throw EtcdError.COMPACTED.exception();
     }
     if (rev > batchRevision) {
       throw EtcdError.FUTURE_REV.exception();
     }
-    compactRevision = rev;
+    if (pendingCompact == 0 && !batchDirty && batchApplied == appliedIndex) {
+      return startCompaction(rev); // nothing uncommitted: rev <= currentRevision
+    }
     batch().put(META_COMPACT_SCHEDULED, longBytes(rev));
     batchDirty = true;
+    pendingCompact = rev;
+    if (pendingCompactDone == null) {
+      pendingCompactDone = new CompletableFuture<>();
+    }
+    return pendingCompactDone;
+  }
+
+  /** Persists {@code rev} as scheduled, publishes it, compacts the index, deletes in the background. */
+  private CompletionStage<Void> startCompaction(long rev) {
+    db.put(META_COMPACT_SCHEDULED, longBytes(rev), new WriteOptions().sync(false));
+    // Published before the index shrinks: a reader below it re-checks and answers COMPACTED.
+    compactRevision = rev;
     compactIndex(rev);
     return schedulePhysicalCompaction(rev);
   }
@@ -446,6 +489,9 @@ public final class MvccStore implements KvStore {
       try {
         List<byte[]> doomed = new ArrayList<>();
         scanRevisions(new ReadOptions(), 0, rev, (k, value) -> {
+          if (closing) {
+            throw new CancellationException("store closing");
+          }
           KeyIndex ki = index.get(parse(value).getKey());
           if (ki == null || !ki.contains(Revision.fromBytes(k, 1))) {
             doomed.add(k);
@@ -460,6 +506,9 @@ public final class MvccStore implements KvStore {
         db.write(b, new WriteOptions().sync(true));
         closeQuietly(b);
         done.complete(null);
+      } catch (CancellationException e) {
+        log.info("compaction at revision {} interrupted by close; resumed on open", rev);
+        done.completeExceptionally(e);
       } catch (RuntimeException e) {
         log.error("compaction at revision {} failed", rev, e);
         done.completeExceptionally(e);
@@ -563,9 +612,12 @@ public final class MvccStore implements KvStore {
       return;
     }
     closed = true;
+    closing = true;
     compactor.shutdown();
     try {
-      compactor.awaitTermination(10, TimeUnit.SECONDS);
+      if (!compactor.awaitTermination(60, TimeUnit.SECONDS)) {
+        log.warn("the compactor did not stop; closing LevelDB anyway");
+      }
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     }

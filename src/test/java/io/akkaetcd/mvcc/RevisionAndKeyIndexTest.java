@@ -63,4 +63,20 @@ class RevisionAndKeyIndexTest {
     assertTrue(KeyIndex.EMPTY.put(new Revision(2, 0)).tombstone(new Revision(3, 0)).compact(3).isEmpty());
     assertEquals(k, k.compact(1), "nothing to drop: the same index");
   }
+
+  @Test
+  void compactionNeverChangesWhatAReadAtOrAfterItSees() {
+    KeyIndex k = KeyIndex.EMPTY.put(new Revision(2, 0)).put(new Revision(3, 1)).tombstone(new Revision(5, 0))
+        .put(new Revision(7, 0)).put(new Revision(9, 2)).tombstone(new Revision(10, 0)).put(new Revision(12, 0));
+    for (long compactAt = 0; compactAt <= 13; compactAt++) {
+      KeyIndex c = k.compact(compactAt);
+      for (long at = compactAt; at <= 14; at++) {
+        assertEquals(k.live(at), c.live(at), "compacted at " + compactAt + ", read at " + at);
+      }
+      for (KeyIndex.Version v : c.versions()) {
+        assertTrue(v.revision().main() > compactAt || v.equals(k.at(compactAt)),
+            "compacted at " + compactAt + " kept " + v);
+      }
+    }
+  }
 }
