@@ -61,8 +61,10 @@ public interface KvStore extends AutoCloseable {
    * persisted at once; dropping the old revisions may run in the background.
    *
    * @return a handle that completes when the compaction is durable on disk (physical=true).
-   * @throws io.akkaetcd.api.EtcdException COMPACTED if {@code rev <= compactRevision()},
-   *     FUTURE_REV if {@code rev > currentRevision()}
+   * @throws io.akkaetcd.api.EtcdException COMPACTED if {@code rev} is at or below the last
+   *     compaction (pending ones included), FUTURE_REV if {@code rev} is beyond the newest revision
+   *     written, the uncommitted batch included (the applier compacts mid-batch, and the answer
+   *     must not depend on how entries were batched)
    */
   java.util.concurrent.CompletionStage<Void> compact(long rev);
 
