@@ -2,9 +2,12 @@ package io.akkaetcd.api;
 
 import akka.grpc.GrpcServiceException;
 import io.grpc.Status;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeoutException;
+import java.util.function.Supplier;
 
 /** Turns whatever failed below the API into the gRPC status a client of etcd would see. */
 public final class GrpcErrors {
@@ -26,6 +29,25 @@ public final class GrpcErrors {
       return EtcdError.TIMEOUT.exception().toGrpc();
     }
     return new GrpcServiceException(Status.INTERNAL.withDescription(String.valueOf(cause.getMessage())));
+  }
+
+  /**
+   * Runs a request's handling and turns every failure, thrown at once or completed later, into the
+   * gRPC status etcd would answer.
+   */
+  public static <T> CompletionStage<T> handled(Supplier<CompletionStage<T>> body) {
+    CompletionStage<T> result;
+    try {
+      result = body.get();
+    } catch (RuntimeException e) {
+      return CompletableFuture.failedFuture(toGrpc(e));
+    }
+    return result.handle((r, e) -> {
+      if (e != null) {
+        throw toGrpc(e);
+      }
+      return r;
+    });
   }
 
   /** A method or service not built yet: UNIMPLEMENTED, as grpc-go answers an unknown method. */

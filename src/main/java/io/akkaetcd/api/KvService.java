@@ -101,23 +101,14 @@ public final class KvService implements KV {
     }
   }
 
-  /** Runs a request's handling, turning every failure, thrown or completed, into etcd's status. */
+  /** Checks the message size as grpc-go's receive limit would, then handles it with etcd's errors. */
   private <T> CompletionStage<T> handle(Message in, Supplier<CompletionStage<T>> body) {
-    CompletionStage<T> result;
-    try {
+    return GrpcErrors.handled(() -> {
       int limit = member.maxRequestBytes() + GRPC_OVERHEAD_BYTES;
       if (in.getSerializedSize() > limit) {
         throw GrpcErrors.messageTooLarge(in.getSerializedSize(), limit);
       }
-      result = body.get();
-    } catch (RuntimeException e) {
-      return CompletableFuture.failedFuture(GrpcErrors.toGrpc(e));
-    }
-    return result.handle((r, e) -> {
-      if (e != null) {
-        throw GrpcErrors.toGrpc(e);
-      }
-      return r;
+      return body.get();
     });
   }
 

@@ -17,9 +17,7 @@ import io.akkaetcd.proto.etcdserverpb.LeaseRevokeResponse;
 import io.akkaetcd.proto.etcdserverpb.LeaseStatus;
 import io.akkaetcd.proto.etcdserverpb.LeaseTimeToLiveRequest;
 import io.akkaetcd.proto.etcdserverpb.LeaseTimeToLiveResponse;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
-import java.util.function.Supplier;
 
 /**
  * etcd's Lease service. Grant and revoke go through Raft; keep-alives renew the leader's deadline
@@ -39,7 +37,7 @@ public final class LeaseService implements Lease {
 
   @Override
   public CompletionStage<LeaseGrantResponse> leaseGrant(LeaseGrantRequest in) {
-    return handle(() -> {
+    return GrpcErrors.handled(() -> {
       if (in.getTTL() > Lessor.MAX_TTL) {
         throw EtcdError.LEASE_TTL_TOO_LARGE.exception();
       }
@@ -53,7 +51,7 @@ public final class LeaseService implements Lease {
 
   @Override
   public CompletionStage<LeaseRevokeResponse> leaseRevoke(LeaseRevokeRequest in) {
-    return handle(() -> member.propose(InternalRaftRequest.newBuilder().setLeaseRevoke(in)).thenApply(r -> {
+    return GrpcErrors.handled(() -> member.propose(InternalRaftRequest.newBuilder().setLeaseRevoke(in)).thenApply(r -> {
       LeaseRevokeResponse v = (LeaseRevokeResponse) r;
       return v.toBuilder().setHeader(member.header(v.getHeader().getRevision())).build();
     }));
@@ -70,7 +68,7 @@ public final class LeaseService implements Lease {
 
   @Override
   public CompletionStage<LeaseTimeToLiveResponse> leaseTimeToLive(LeaseTimeToLiveRequest in) {
-    return handle(() -> member.linearizableBarrier().thenApply(v -> {
+    return GrpcErrors.handled(() -> member.linearizableBarrier().thenApply(v -> {
       LeaseTimeToLiveResponse.Builder b = LeaseTimeToLiveResponse.newBuilder()
           .setHeader(member.header(member.store().currentRevision())).setID(in.getID());
       var lease = lessor.get(in.getID());
@@ -88,26 +86,11 @@ public final class LeaseService implements Lease {
 
   @Override
   public CompletionStage<LeaseLeasesResponse> leaseLeases(LeaseLeasesRequest in) {
-    return handle(() -> member.linearizableBarrier().thenApply(v -> {
+    return GrpcErrors.handled(() -> member.linearizableBarrier().thenApply(v -> {
       LeaseLeasesResponse.Builder b = LeaseLeasesResponse.newBuilder()
           .setHeader(member.header(member.store().currentRevision()));
       lessor.ids().stream().sorted().forEach(id -> b.addLeases(LeaseStatus.newBuilder().setID(id)));
       return b.build();
     }));
-  }
-
-  private static <T> CompletionStage<T> handle(Supplier<CompletionStage<T>> body) {
-    CompletionStage<T> result;
-    try {
-      result = body.get();
-    } catch (RuntimeException e) {
-      return CompletableFuture.failedFuture(GrpcErrors.toGrpc(e));
-    }
-    return result.handle((r, e) -> {
-      if (e != null) {
-        throw GrpcErrors.toGrpc(e);
-      }
-      return r;
-    });
   }
 }

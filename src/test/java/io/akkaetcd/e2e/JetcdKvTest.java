@@ -5,9 +5,6 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.akkaetcd.server.EtcdServer;
-import io.akkaetcd.server.Flags;
-import io.akkaetcd.server.ServerConfig;
 import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.Client;
 import io.etcd.jetcd.KV;
@@ -33,12 +30,9 @@ import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
-import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
@@ -49,36 +43,22 @@ import org.junit.jupiter.api.Test;
 
 /** akka-etcd embedded in this JVM, driven by jetcd 0.7.7, a real etcd client. */
 class JetcdKvTest {
-  private static Path dataDir;
+  private static EmbeddedMember member;
   private static int port;
-  private static int peerPort;
-  private static EtcdServer server;
   private static Client client;
   private static KV kv;
 
   @BeforeAll
-  static void start() throws IOException {
-    dataDir = Files.createTempDirectory("jetcd-test");
-    port = Ports.free();
-    peerPort = Ports.free();
-    server = startServer();
-    client = Client.builder().endpoints("http://127.0.0.1:" + port).build();
+  static void start() {
+    member = new EmbeddedMember("--max-txn-ops", "8");
+    port = member.port();
+    client = member.client();
     kv = client.getKVClient();
-  }
-
-  private static EtcdServer startServer() {
-    String url = "http://127.0.0.1:" + port;
-    String peer = "http://127.0.0.1:" + peerPort;
-    return EtcdServer.start(ServerConfig.fromFlags(Flags.parse(new String[] {
-        "--name", "j1", "--data-dir", dataDir.toString(), "--listen-client-urls", url,
-        "--advertise-client-urls", url, "--initial-advertise-peer-urls", peer,
-        "--initial-cluster", "j1=" + peer, "--max-txn-ops", "8"}, Map.of())));
   }
 
   @AfterAll
   static void stop() {
-    client.close();
-    server.close();
+    member.close();
   }
 
   static ByteSequence b(String s) {
@@ -192,7 +172,7 @@ class JetcdKvTest {
     assertTrue(status.getDbSize() > 0);
     var members = client.getClusterClient().listMember().get().getMembers();
     assertEquals(1, members.size());
-    assertEquals("j1", members.get(0).getName());
+    assertEquals("e1", members.get(0).getName());
     assertEquals(status.getHeader().getMemberId(), members.get(0).getId());
   }
 
@@ -236,10 +216,8 @@ class JetcdKvTest {
   void hashKvIsStableAcrossARestart() throws Exception {
     kv.put(b("jh/k"), b("v")).get();
     var before = client.getMaintenanceClient().hashKV("http://127.0.0.1:" + port, 0).get();
-    client.close();
-    server.close();
-    server = startServer();
-    client = Client.builder().endpoints("http://127.0.0.1:" + port).build();
+    member.restart();
+    client = member.client();
     kv = client.getKVClient();
     var after = client.getMaintenanceClient().hashKV("http://127.0.0.1:" + port, before.getHeader().getRevision()).get();
     assertEquals(before.getHash(), after.getHash());

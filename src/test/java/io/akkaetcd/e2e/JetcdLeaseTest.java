@@ -4,9 +4,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.akkaetcd.server.EtcdServer;
-import io.akkaetcd.server.Flags;
-import io.akkaetcd.server.ServerConfig;
 import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.Client;
 import io.etcd.jetcd.KV;
@@ -19,12 +16,9 @@ import io.etcd.jetcd.options.PutOption;
 import io.etcd.jetcd.support.CloseableClient;
 import io.grpc.stub.StreamObserver;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
@@ -34,34 +28,18 @@ import org.junit.jupiter.api.Test;
 
 /** Leases through jetcd against an embedded member: grant, attach, keep alive, expire, revoke, restart. */
 class JetcdLeaseTest {
-  private static Path dataDir;
-  private static int port;
-  private static int peerPort;
-  private static EtcdServer server;
+  private static EmbeddedMember member;
   private static Client client;
 
   @BeforeAll
-  static void start() throws Exception {
-    dataDir = Files.createTempDirectory("lease-test");
-    port = Ports.free();
-    peerPort = Ports.free();
-    server = startServer();
-    client = Client.builder().endpoints("http://127.0.0.1:" + port).build();
-  }
-
-  private static EtcdServer startServer() {
-    String url = "http://127.0.0.1:" + port;
-    String peer = "http://127.0.0.1:" + peerPort;
-    return EtcdServer.start(ServerConfig.fromFlags(Flags.parse(new String[] {
-        "--name", "l1", "--data-dir", dataDir.toString(), "--listen-client-urls", url,
-        "--advertise-client-urls", url, "--initial-advertise-peer-urls", peer,
-        "--initial-cluster", "l1=" + peer}, Map.of())));
+  static void start() {
+    member = new EmbeddedMember();
+    client = member.client();
   }
 
   @AfterAll
   static void stop() {
-    client.close();
-    server.close();
+    member.close();
   }
 
   static ByteSequence b(String s) {
@@ -143,10 +121,8 @@ class JetcdLeaseTest {
   void leasesSurviveARestart() throws Exception {
     long id = client.getLeaseClient().grant(300).get().getID();
     client.getKVClient().put(b("ls/k"), b("v"), PutOption.builder().withLeaseId(id).build()).get();
-    client.close();
-    server.close();
-    server = startServer();
-    client = Client.builder().endpoints("http://127.0.0.1:" + port).build();
+    member.restart();
+    client = member.client();
     LeaseTimeToLiveResponse ttl = client.getLeaseClient()
         .timeToLive(id, LeaseOption.builder().withAttachedKeys().build()).get(10, TimeUnit.SECONDS);
     assertEquals(300, ttl.getGrantedTTL());

@@ -1,25 +1,17 @@
 package io.akkaetcd.it;
 
-import java.util.ArrayList;
 import java.util.List;
 
-/** Real etcd ({@code /usr/bin/etcd} unless {@code -Dit.etcd=...}) as a single member. */
-final class EtcdProcess extends ServerProcess {
-  static final String BINARY = System.getProperty("it.etcd", "/usr/bin/etcd");
+/** The reference: Debian's etcd binary. */
+public final class EtcdProcess extends ServerProcess {
+  public static final String BINARY = "/usr/bin/etcd";
 
-  private EtcdProcess(List<String> extraFlags) {
-    super("etcd", extraFlags);
-  }
-
-  static EtcdProcess start(List<String> extraFlags) {
-    return (EtcdProcess) new EtcdProcess(extraFlags).launch();
+  public EtcdProcess(String... extraFlags) {
+    super("etcd", List.of(extraFlags));
   }
 
   @Override
-  protected List<String> command() {
-    List<String> command = new ArrayList<>();
-    command.add(BINARY);
-    command.addAll(etcdFlags());
-    return command;
+  protected List<String> program() {
+    return List.of(BINARY);
   }
 }

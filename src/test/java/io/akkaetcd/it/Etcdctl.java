@@ -1,124 +1,103 @@
 package io.akkaetcd.it;
 
+import java.io.ByteArrayOutputStream;
 import java.io.IOException;
+import java.io.InputStream;
 import java.io.OutputStream;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
-/**
- * Runs Debian's etcdctl (v3 API) against one endpoint and captures stdout, stderr and the exit
- * code. The binary is {@code /usr/bin/etcdctl} unless {@code -Dit.etcdctl=...}.
- */
+/** Runs Debian's etcdctl (API v3) against one endpoint. */
 public final class Etcdctl {
-  static final String BINARY = System.getProperty("it.etcdctl", "/usr/bin/etcdctl");
-  static final Duration DEFAULT_TIMEOUT = Duration.ofSeconds(20);
+  public static final String BINARY = "/usr/bin/etcdctl";
 
-  /** The outcome of one invocation; {@code exitCode} is -1 when it was killed on timeout. */
-  public record Result(String stdout, String stderr, int exitCode, boolean timedOut) {
+  /** The outcome of one etcdctl run. */
+  public record Result(int exitCode, String stdout, String stderr) {
     public boolean ok() {
-      return exitCode == 0 && !timedOut;
+      return exitCode == 0;
     }
 
     @Override
     public String toString() {
-      return "exit " + exitCode + (timedOut ? " (timed out)" : "")
-          + "\n--- stdout\n" + stdout + "\n--- stderr\n" + stderr;
+      return "exit " + exitCode + "\n--- stdout ---\n" + stdout + "--- stderr ---\n" + stderr;
     }
   }
 
   private final String endpoint;
+  private final Duration timeout;
 
   public Etcdctl(String endpoint) {
-    this.endpoint = endpoint;
+    this(endpoint, Duration.ofSeconds(30));
   }
 
-  public Etcdctl(ServerUnderTest server) {
-    this(server.endpoint());
+  public Etcdctl(String endpoint, Duration timeout) {
+    this.endpoint = endpoint;
+    this.timeout = timeout;
   }
 
   public Result run(String... args) {
-    return run(List.of(args), null, DEFAULT_TIMEOUT);
+    return run(List.of(args), null);
   }
 
-  /** Runs {@code etcdctl --endpoints E args...}; {@code stdin} null means an empty stdin. */
-  public Result run(List<String> args, String stdin, Duration timeout) {
-    List<String> command = new ArrayList<>();
-    command.add(BINARY);
-    command.add("--endpoints=" + endpoint);
-    command.addAll(args);
-    Path out = null;
-    Path err = null;
+  /** Runs {@code etcdctl --endpoints=<endpoint> args...}, feeding {@code stdin} if not null. */
+  public Result run(List<String> args, String stdin) {
+    List<String> cmd = new ArrayList<>();
+    cmd.add(BINARY);
+    cmd.add("--endpoints=" + endpoint);
+    cmd.addAll(args);
+    ProcessBuilder pb = new ProcessBuilder(cmd);
+    pb.environment().put("ETCDCTL_API", "3");
+    pb.environment().keySet().removeIf(k -> k.startsWith("ETCDCTL_") && !k.equals("ETCDCTL_API"));
+    Process p;
     try {
-      out = Files.createTempFile("etcdctl", ".out");
-      err = Files.createTempFile("etcdctl", ".err");
-      ProcessBuilder builder = new ProcessBuilder(command)
-          .redirectOutput(out.toFile())
-          .redirectError(err.toFile());
-      builder.environment().put("ETCDCTL_API", "3");
-      Process process = builder.start();
-      try (OutputStream in = process.getOutputStream()) {
-        if (stdin != null) {
-          in.write(stdin.getBytes(StandardCharsets.UTF_8));
-        }
-      } catch (IOException e) {
-        // etcdctl may exit before reading all of stdin; its output says why.
-      }
-      boolean finished = process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS);
-      if (!finished) {
-        process.destroyForcibly();
-        process.waitFor(5, TimeUnit.SECONDS);
-      }
-      return new Result(text(Files.readAllBytes(out)), text(Files.readAllBytes(err)),
-          finished ? process.exitValue() : -1, !finished);
+      p = pb.start();
     } catch (IOException e) {
       throw new UncheckedIOException(e);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new IllegalStateException("interrupted running " + command, e);
-    } finally {
-      deleteQuietly(out);
-      deleteQuietly(err);
     }
-  }
-
-  /** True when {@code endpoint health} reports the endpoint healthy. */
-  public boolean healthy() {
-    Result r = run(List.of("--dial-timeout=1s", "--command-timeout=2s", "endpoint", "health"),
-        null, Duration.ofSeconds(5));
-    return r.ok();
-  }
-
-  /** UTF-8 text; output that is not UTF-8 (say {@code -w protobuf}) shows bytes as \xNN. */
-  static String text(byte[] bytes) {
+    CompletableFuture<String> out = drain(p.getInputStream());
+    CompletableFuture<String> err = drain(p.getErrorStream());
+    try (OutputStream in = p.getOutputStream()) {
+      if (stdin != null) {
+        in.write(stdin.getBytes(StandardCharsets.UTF_8));
+      }
+    } catch (IOException ignored) {
+      // etcdctl may exit before reading its input
+    }
     try {
-      return StandardCharsets.UTF_8.newDecoder().decode(java.nio.ByteBuffer.wrap(bytes)).toString();
-    } catch (java.nio.charset.CharacterCodingException e) {
-      StringBuilder s = new StringBuilder();
-      for (byte b : bytes) {
-        int c = b & 0xff;
-        if (c == '\n' || (c >= 0x20 && c < 0x7f && c != '\\')) {
-          s.append((char) c);
-        } else {
-          s.append(String.format("\\x%02x", c));
-        }
+      if (!p.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
+        p.destroyForcibly().waitFor();
+        throw new AssertionError("etcdctl " + args + " did not finish within " + timeout
+            + "\nstdout so far: " + out.getNow("") + "\nstderr so far: " + err.getNow(""));
       }
-      return s.toString();
+      return new Result(p.exitValue(), out.get(10, TimeUnit.SECONDS), err.get(10, TimeUnit.SECONDS));
+    } catch (InterruptedException e) {
+      p.destroyForcibly();
+      Thread.currentThread().interrupt();
+      throw new AssertionError("interrupted", e);
+    } catch (Exception e) {
+      p.destroyForcibly();
+      throw new AssertionError("etcdctl " + args + " failed", e);
     }
   }
 
-  private static void deleteQuietly(Path p) {
-    if (p != null) {
-      try {
-        Files.deleteIfExists(p);
-      } catch (IOException ignored) {
-        // a temp file left behind is harmless
+  private static CompletableFuture<String> drain(InputStream s) {
+    return CompletableFuture.supplyAsync(() -> {
+      try (s) {
+        ByteArrayOutputStream b = new ByteArrayOutputStream();
+        s.transferTo(b);
+        return b.toString(StandardCharsets.UTF_8);
+      } catch (IOException e) {
+        return "<read failed: " + e + ">";
       }
-    }
+    }, r -> {
+      Thread t = new Thread(r, "etcdctl-drain");
+      t.setDaemon(true);
+      t.start();
+    });
   }
 }

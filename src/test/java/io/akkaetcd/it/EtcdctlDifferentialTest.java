@@ -1,9 +1,6 @@
 package io.akkaetcd.it;
 
-import static org.junit.jupiter.api.Assertions.fail;
-
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.net.URISyntaxException;
 import java.net.URL;
 import java.nio.charset.StandardCharsets;
@@ -12,167 +9,192 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
+import java.util.regex.Pattern;
 import java.util.stream.Stream;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.DynamicTest;
 import org.junit.jupiter.api.TestFactory;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
- * Plays every script under {@code src/test/resources/it/diff/} on a fresh real etcd and a fresh
- * candidate ({@link ServerUnderTest#candidate()}), and compares each invocation's stdout, stderr
- * and exit code after {@link DiffScript.Session#normalize normalizing}. Every script is its own
- * dynamic test; a mismatch fails it with a line diff of each differing stream (etcd lines
- * "-", candidate lines "+"). Mismatches after the first may be its consequences.
- * {@code -Dit.diff=TEXT} plays only the scripts whose file name contains TEXT.
+ * Plays etcdctl scripts on a fresh real etcd and a fresh akka-etcd, and compares every command's
+ * stdout, stderr and exit code.
+ *
+ * <h2>Script format ({@code src/test/resources/it/diff/*.txt}, one dynamic test per file)</h2>
+ * <pre>
+ * # a comment; blank lines are ignored
+ * &#64;flags --max-request-bytes 1024 --max-txn-ops 3   (server flags for both servers; may repeat)
+ * put foo bar                    one etcdctl invocation per line, split like a shell would:
+ * put "a key" 'single quoted'    "double" and 'single' quotes group words; \ escapes in "..."
+ * txn -i                         lines starting with '|' that follow a command are its stdin:
+ * | value("foo") = "bar"         '|' and one space after it are dropped, so a lone '|' is an
+ * |                              empty line of input (txn -i needs them between its sections)
+ * | put foo baz
+ * |
+ * </pre>
+ * {@code --endpoints} is added by the runner. Before comparing, only these differences are
+ * normalized: {@code cluster_id}, {@code member_id} and {@code raft_term} values in JSON output
+ * (and ClusterID, MemberID, RaftTerm in {@code -w fields}; they differ between any two clusters), the server's own URL and port (each server listens on
+ * its own free port), and the {@code "ts"} timestamp and random client id
+ * ({@code endpoint://client-<uuid>/}) of etcdctl's client-side log lines.
+ * Revisions are compared as they are: both servers start fresh.
  */
+@ExtendWith(LogOnFailure.class)
 class EtcdctlDifferentialTest {
-  private static final ExecutorService POOL = Executors.newFixedThreadPool(2);
+  private static final String DIR = "it/diff";
+  private static final Pattern IDS =
+      Pattern.compile("\"(cluster_id|member_id|raft_term)\":\\s*\\d+");
+  private static final Pattern FIELDS =
+      Pattern.compile("\"(ClusterID|MemberID|RaftTerm)\" : \\d+");
+  private static final Pattern TS = Pattern.compile("\"ts\":\"[^\"]*\"");
+  private static final Pattern CLIENT = Pattern.compile("endpoint://client-[0-9a-f-]+/");
 
-  @AfterAll
-  static void shutdown() {
-    POOL.shutdownNow();
-  }
+  record Command(int line, String text, List<String> args, String stdin) {}
+
+  record Script(List<String> flags, List<Command> commands) {}
 
   @TestFactory
   Stream<DynamicTest> scripts() throws IOException, URISyntaxException {
-    URL dir = getClass().getClassLoader().getResource("it/diff");
-    if (dir == null) {
-      throw new IllegalStateException("no it/diff scripts on the test class path");
+    URL url = getClass().getClassLoader().getResource(DIR);
+    if (url == null) {
+      throw new AssertionError("no " + DIR + " on the test class path");
     }
     List<Path> files;
-    try (Stream<Path> list = Files.list(Path.of(dir.toURI()))) {
-      String only = System.getProperty("it.diff", "");
-      files = list.filter(p -> p.toString().endsWith(".txt"))
-          .filter(p -> p.getFileName().toString().contains(only)).sorted().toList();
+    try (Stream<Path> s = Files.list(Path.of(url.toURI()))) {
+      files = s.filter(p -> p.toString().endsWith(".txt")).sorted().toList();
     }
-    return files.stream().map(f -> DynamicTest.dynamicTest(f.getFileName().toString(),
-        () -> play(DiffScript.parse(f.getFileName().toString(), read(f)))));
+    return files.stream().map(f -> DynamicTest.dynamicTest(f.getFileName().toString(), f.toUri(),
+        () -> play(f)));
   }
 
-  private static String read(Path f) {
+  private static void play(Path file) throws Exception {
+    Script script = parse(Files.readAllLines(file, StandardCharsets.UTF_8));
+    String[] flags = script.flags().toArray(String[]::new);
+    try (ServerProcess reference = Targets.reference(flags);
+        ServerProcess underTest = Targets.underTest(flags)) {
+      CompletableFuture<?> a = CompletableFuture.runAsync(reference::start);
+      CompletableFuture<?> b = CompletableFuture.runAsync(underTest::start);
+      join(a);
+      join(b);
+      Etcdctl ref = reference.etcdctl();
+      Etcdctl sut = underTest.etcdctl();
+      StringBuilder report = new StringBuilder();
+      int mismatches = 0;
+      for (Command c : script.commands()) {
+        Etcdctl.Result expected = ref.run(c.args(), c.stdin());
+        Etcdctl.Result actual = sut.run(c.args(), c.stdin());
+        String e = normalize(expected, reference);
+        String u = normalize(actual, underTest);
+        if (!e.equals(u)) {
+          mismatches++;
+          report.append("\n========== ").append(file.getFileName()).append(':').append(c.line())
+              .append(": etcdctl ").append(c.text()).append('\n');
+          if (c.stdin() != null) {
+            report.append("---------- stdin:\n").append(c.stdin());
+          }
+          report.append("---------- etcd (").append(reference.kind()).append("):\n").append(e)
+              .append("---------- ").append(underTest.kind()).append(":\n").append(u);
+        }
+      }
+      if (mismatches > 0) {
+        throw new AssertionError(mismatches + " of " + script.commands().size()
+            + " commands differ in " + file.getFileName() + report);
+      }
+    }
+  }
+
+  private static void join(CompletableFuture<?> f) throws Exception {
     try {
-      return Files.readString(f, StandardCharsets.UTF_8);
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
-  }
-
-  private void play(DiffScript script) {
-    ServerUnderTest.Launcher candidateLauncher = ServerUnderTest.candidate();
-    CompletableFuture<ServerUnderTest> refStart =
-        CompletableFuture.supplyAsync(() -> ServerUnderTest.ETCD.start(script.flags()), POOL);
-    CompletableFuture<ServerUnderTest> candStart =
-        CompletableFuture.supplyAsync(() -> candidateLauncher.start(script.flags()), POOL);
-    ServerUnderTest reference = null;
-    ServerUnderTest candidate = null;
-    try {
-      reference = joinOrNull(refStart);
-      candidate = joinOrNull(candStart);
-      if (reference == null) {
-        refStart.join();
+      f.join();
+    } catch (java.util.concurrent.CompletionException e) {
+      if (e.getCause() instanceof Exception x) {
+        throw x;
       }
-      if (candidate == null) {
-        candStart.join();
+      if (e.getCause() instanceof Error x) {
+        throw x;
       }
-      compare(script, reference, candidate);
-    } finally {
-      closeQuietly(reference);
-      closeQuietly(candidate);
+      throw e;
     }
   }
 
-  private static ServerUnderTest joinOrNull(CompletableFuture<ServerUnderTest> f) {
-    try {
-      return f.join();
-    } catch (RuntimeException e) {
-      return null;
-    }
+  static String normalize(Etcdctl.Result r, ServerProcess server) {
+    String all = "exit code: " + r.exitCode() + "\nstdout:\n" + r.stdout() + "\nstderr:\n"
+        + r.stderr() + "\n";
+    all = IDS.matcher(all).replaceAll(m -> "\"" + m.group(1) + "\":<" + m.group(1) + ">");
+    all = FIELDS.matcher(all).replaceAll(m -> "\"" + m.group(1) + "\" : <" + m.group(1) + ">");
+    all = TS.matcher(all).replaceAll("\"ts\":<ts>");
+    all = CLIENT.matcher(all).replaceAll("endpoint://client-<uuid>/");
+    String hostPort = server.clientUrl().substring("http://".length());
+    return all.replace(hostPort, "<endpoint>");
   }
 
-  private static void closeQuietly(ServerUnderTest s) {
-    if (s != null) {
-      s.close();
-    }
-  }
-
-  private void compare(DiffScript script, ServerUnderTest reference, ServerUnderTest candidate) {
-    DiffScript.Session ref = new DiffScript.Session(reference);
-    DiffScript.Session cand = new DiffScript.Session(candidate);
-    StringBuilder report = new StringBuilder();
-    int mismatches = 0;
-    for (DiffScript.Step step : script.steps()) {
-      CompletableFuture<Etcdctl.Result> r = CompletableFuture.supplyAsync(() -> ref.play(step), POOL);
-      CompletableFuture<Etcdctl.Result> c = CompletableFuture.supplyAsync(() -> cand.play(step), POOL);
-      Etcdctl.Result expected = r.join();
-      Etcdctl.Result actual = c.join();
-      String stepReport = compareStep(ref, expected, cand, actual);
-      if (!stepReport.isEmpty()) {
-        mismatches++;
-        report.append("\n### ").append(step.display()).append('\n').append(stepReport);
+  static Script parse(List<String> lines) {
+    List<String> flags = new ArrayList<>();
+    List<Command> commands = new ArrayList<>();
+    for (int i = 0; i < lines.size(); i++) {
+      String line = lines.get(i);
+      String t = line.strip();
+      if (t.isEmpty() || t.startsWith("#")) {
+        continue;
       }
-    }
-    if (mismatches > 0) {
-      String header = script.name() + ": " + mismatches + " of " + script.steps().size()
-          + " invocations differ between etcd (-) and " + candidate.label() + " (+)"
-          + (script.flags().isEmpty() ? "" : ", flags " + script.flags()) + "\n";
-      System.err.println(header + report);
-      fail(header + report + "\n" + candidate.label() + " log tail:\n" + candidate.logTail());
-    }
-  }
-
-  private static String compareStep(DiffScript.Session ref, Etcdctl.Result expected,
-      DiffScript.Session cand, Etcdctl.Result actual) {
-    StringBuilder out = new StringBuilder();
-    if (expected.exitCode() != actual.exitCode() || expected.timedOut() != actual.timedOut()) {
-      out.append("exit code: etcd ").append(describeExit(expected)).append(", candidate ")
-          .append(describeExit(actual)).append('\n');
-    }
-    String eo = ref.normalize(expected.stdout());
-    String ao = cand.normalize(actual.stdout());
-    if (!eo.equals(ao)) {
-      out.append("stdout:\n").append(lineDiff(eo, ao));
-    }
-    String ee = ref.normalize(expected.stderr());
-    String ae = cand.normalize(actual.stderr());
-    if (!ee.equals(ae)) {
-      out.append("stderr:\n").append(lineDiff(ee, ae));
-    }
-    return out.toString();
-  }
-
-  private static String describeExit(Etcdctl.Result r) {
-    return r.timedOut() ? "timed out" : String.valueOf(r.exitCode());
-  }
-
-  /** A line diff by longest common subsequence: "  " same, "- " etcd only, "+ " candidate only. */
-  static String lineDiff(String expected, String actual) {
-    List<String> a = List.of(expected.split("\n", -1));
-    List<String> b = List.of(actual.split("\n", -1));
-    int[][] lcs = new int[a.size() + 1][b.size() + 1];
-    for (int i = a.size() - 1; i >= 0; i--) {
-      for (int j = b.size() - 1; j >= 0; j--) {
-        lcs[i][j] = a.get(i).equals(b.get(j))
-            ? lcs[i + 1][j + 1] + 1 : Math.max(lcs[i + 1][j], lcs[i][j + 1]);
+      if (t.startsWith("|")) {
+        throw new IllegalArgumentException("line " + (i + 1) + ": stdin without a command");
       }
+      if (t.startsWith("@flags")) {
+        flags.addAll(split(t.substring("@flags".length())));
+        continue;
+      }
+      int commandLine = i + 1;
+      StringBuilder stdin = null;
+      while (i + 1 < lines.size() && lines.get(i + 1).startsWith("|")) {
+        String in = lines.get(++i).substring(1);
+        if (in.startsWith(" ")) {
+          in = in.substring(1);
+        }
+        if (stdin == null) {
+          stdin = new StringBuilder();
+        }
+        stdin.append(in).append('\n');
+      }
+      commands.add(new Command(commandLine, t, split(t), stdin == null ? null : stdin.toString()));
     }
-    List<String> out = new ArrayList<>();
-    int i = 0;
-    int j = 0;
-    while (i < a.size() || j < b.size()) {
-      if (i < a.size() && j < b.size() && a.get(i).equals(b.get(j))) {
-        out.add("    " + a.get(i));
-        i++;
-        j++;
-      } else if (j < b.size() && (i == a.size() || lcs[i][j + 1] >= lcs[i + 1][j])) {
-        out.add("  + " + b.get(j));
-        j++;
+    return new Script(flags, commands);
+  }
+
+  /** Splits a command line into words, shell-like: quotes group, backslash escapes inside "...". */
+  static List<String> split(String s) {
+    List<String> words = new ArrayList<>();
+    StringBuilder w = new StringBuilder();
+    boolean inWord = false;
+    for (int i = 0; i < s.length(); i++) {
+      char c = s.charAt(i);
+      if (c == '"' || c == '\'') {
+        inWord = true;
+        int j = i + 1;
+        for (; j < s.length() && s.charAt(j) != c; j++) {
+          char d = s.charAt(j);
+          if (c == '"' && d == '\\' && j + 1 < s.length()) {
+            d = s.charAt(++j);
+          }
+          w.append(d);
+        }
+        if (j >= s.length()) {
+          throw new IllegalArgumentException("unterminated quote in: " + s);
+        }
+        i = j;
+      } else if (Character.isWhitespace(c)) {
+        if (inWord) {
+          words.add(w.toString());
+          w.setLength(0);
+          inWord = false;
+        }
       } else {
-        out.add("  - " + a.get(i));
-        i++;
+        inWord = true;
+        w.append(c);
       }
     }
-    return String.join("\n", out) + "\n";
+    if (inWord) {
+      words.add(w.toString());
+    }
+    return words;
   }
 }

@@ -1,128 +1,67 @@
 package io.akkaetcd.it;
 
-import java.io.File;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 
 /**
- * One server process on free 127.0.0.1 ports with a temp dir holding its data dir and its log.
- * Readiness is etcdctl {@code endpoint health} succeeding, polled for at most 60 s. Not
- * thread-safe: driven by one test thread.
+ * One single-member server process (real etcd or akka-etcd) with etcd's flags, on free ports of
+ * 127.0.0.1 and a temp data dir. Ports and data dir stay the same across restarts. Stdout and
+ * stderr go to a log file that {@link LogOnFailure} prints when a test fails.
  */
-abstract class ServerProcess implements ServerUnderTest {
+public abstract class ServerProcess implements TestServer {
   static final Duration READY_TIMEOUT = Duration.ofSeconds(60);
   static final Duration STOP_TIMEOUT = Duration.ofSeconds(30);
-  static final String MEMBER_NAME = "it1";
 
-  private final String label;
-  private final Path baseDir;
+  /** Servers started and not yet closed, for printing their logs on failure. */
+  static final Set<ServerProcess> LIVE = ConcurrentHashMap.newKeySet();
+
+  private final String kind;
+  private final String name = "it";
+  private final Path root;
   private final Path dataDir;
-  private final Path logFile;
-  protected final int clientPort;
-  protected final int peerPort;
-  protected final List<String> extraFlags;
+  private final Path log;
+  private final int clientPort;
+  private final int peerPort;
+  private final List<String> extraFlags;
   private Process process;
-  private boolean closed;
+  private int starts;
+  private boolean lastStopForced;
 
-  ServerProcess(String label, List<String> extraFlags) {
-    this.label = label;
+  protected ServerProcess(String kind, List<String> extraFlags) {
+    this.kind = kind;
     this.extraFlags = List.copyOf(extraFlags);
-    this.clientPort = FreePorts.next();
-    int peer = FreePorts.next();
-    while (peer == clientPort) {
-      peer = FreePorts.next();
-    }
-    this.peerPort = peer;
     try {
-      this.baseDir = Files.createTempDirectory("it-" + label + "-");
+      this.root = Files.createTempDirectory("it-" + kind + "-");
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
-    this.dataDir = baseDir.resolve("data");
-    this.logFile = baseDir.resolve("server.log");
+    this.dataDir = root.resolve("data");
+    this.log = root.resolve("server.log");
+    this.clientPort = Ports.free();
+    int p = Ports.free();
+    while (p == clientPort) {
+      p = Ports.free();
+    }
+    this.peerPort = p;
   }
 
-  /** The full command line that starts the server. */
-  protected abstract List<String> command();
+  /** The program and its options, before etcd's flags. */
+  protected abstract List<String> program();
 
-  /** etcd's flags for a single member on this object's ports and data dir, then the extras. */
-  protected List<String> etcdFlags() {
-    String client = "http://127.0.0.1:" + clientPort;
-    String peer = "http://127.0.0.1:" + peerPort;
-    List<String> flags = new ArrayList<>(List.of(
-        "--name", MEMBER_NAME,
-        "--data-dir", dataDir.toString(),
-        "--listen-client-urls", client,
-        "--advertise-client-urls", client,
-        "--listen-peer-urls", peer,
-        "--initial-advertise-peer-urls", peer,
-        "--initial-cluster", MEMBER_NAME + "=" + peer));
-    flags.addAll(extraFlags);
-    return flags;
-  }
-
-  /** Starts the process and waits until healthy; on failure stops it and cleans up. */
-  final ServerProcess launch() {
-    try {
-      restart();
-      return this;
-    } catch (RuntimeException | Error e) {
-      close();
-      throw e;
-    }
-  }
-
-  @Override
-  public final void restart() {
-    if (closed) {
-      throw new IllegalStateException(label + " is closed");
-    }
-    if (process != null && process.isAlive()) {
-      throw new IllegalStateException(label + " is still running");
-    }
-    try {
-      String shown = String.join(" ", command())
-          .replace(System.getProperty("java.class.path"), "<test class path>");
-      Files.writeString(logFile, "=== start " + shown + "\n",
-          StandardCharsets.UTF_8, java.nio.file.StandardOpenOption.CREATE,
-          java.nio.file.StandardOpenOption.APPEND);
-      process = new ProcessBuilder(command())
-          .redirectErrorStream(true)
-          .redirectOutput(ProcessBuilder.Redirect.appendTo(logFile.toFile()))
-          .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")))
-          .start();
-    } catch (IOException e) {
-      throw new UncheckedIOException("cannot start " + label, e);
-    }
-    awaitHealthy();
-  }
-
-  private void awaitHealthy() {
-    Etcdctl etcdctl = new Etcdctl(endpoint());
-    long deadline = System.nanoTime() + READY_TIMEOUT.toNanos();
-    while (true) {
-      if (!process.isAlive()) {
-        throw new AssertionError(label + " exited with " + process.exitValue()
-            + " before becoming healthy; log tail:\n" + logTail());
-      }
-      if (etcdctl.healthy()) {
-        return;
-      }
-      if (System.nanoTime() - deadline > 0) {
-        throw new AssertionError(label + " not healthy after " + READY_TIMEOUT.toSeconds()
-            + " s on " + clientUrl() + "; log tail:\n" + logTail());
-      }
-      Poll.pause();
-    }
+  public String kind() {
+    return kind;
   }
 
   @Override
@@ -130,96 +69,176 @@ abstract class ServerProcess implements ServerUnderTest {
     return "http://127.0.0.1:" + clientPort;
   }
 
-  @Override
-  public String label() {
-    return label;
-  }
-
-  @Override
   public Path dataDir() {
     return dataDir;
   }
 
-  /** True while the server process runs. */
-  boolean isRunning() {
+  public Etcdctl etcdctl() {
+    return new Etcdctl(clientUrl());
+  }
+
+  /** Starts the process and waits until {@code etcdctl endpoint health} succeeds. */
+  public synchronized ServerProcess start() {
+    if (process != null && process.isAlive()) {
+      throw new IllegalStateException(kind + " already running");
+    }
+    String peerUrl = "http://127.0.0.1:" + peerPort;
+    List<String> cmd = new ArrayList<>(program());
+    cmd.addAll(List.of(
+        "--name", name,
+        "--data-dir", dataDir.toString(),
+        "--listen-client-urls", clientUrl(),
+        "--advertise-client-urls", clientUrl(),
+        "--listen-peer-urls", peerUrl,
+        "--initial-advertise-peer-urls", peerUrl,
+        "--initial-cluster", name + "=" + peerUrl));
+    cmd.addAll(extraFlags);
+    ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true)
+        .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
+    pb.environment().keySet().removeIf(k -> k.startsWith("ETCD"));
+    try {
+      Files.writeString(log, "=== start #" + (++starts) + ": " + String.join(" ", cmd) + "\n",
+          StandardCharsets.UTF_8, java.nio.file.StandardOpenOption.CREATE,
+          java.nio.file.StandardOpenOption.APPEND);
+      process = pb.start();
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+    LIVE.add(this);
+    awaitReady();
+    return this;
+  }
+
+  private void awaitReady() {
+    Instant deadline = Instant.now().plus(READY_TIMEOUT);
+    Etcdctl ctl = new Etcdctl(clientUrl(), Duration.ofSeconds(10));
+    Etcdctl.Result last = null;
+    while (Instant.now().isBefore(deadline)) {
+      if (!process.isAlive()) {
+        throw new AssertionError(kind + " exited with " + process.exitValue()
+            + " before it was ready; log:\n" + logText());
+      }
+      last = ctl.run("--dial-timeout=1s", "--command-timeout=2s", "endpoint", "health");
+      if (last.ok()) {
+        return;
+      }
+      Poll.pause();
+    }
+    String lastText = String.valueOf(last);
+    kill();
+    throw new AssertionError(kind + " not healthy within " + READY_TIMEOUT + "; last check: "
+        + lastText + "\nlog:\n" + logText());
+  }
+
+  public synchronized boolean isRunning() {
     return process != null && process.isAlive();
   }
 
+  /** SIGTERM, then waits for the exit (kill -9 after {@link #STOP_TIMEOUT}). */
   @Override
-  public int stop() {
-    if (process == null) {
-      return 0;
-    }
-    process.descendants().forEach(ProcessHandle::destroy);
-    process.destroy();
-    try {
-      if (!process.waitFor(STOP_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS)) {
-        String tail = logTail();
-        kill();
-        throw new AssertionError(label + " did not exit within " + STOP_TIMEOUT.toSeconds()
-            + " s of SIGTERM; log tail:\n" + tail);
-      }
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      kill();
-      throw new IllegalStateException("interrupted", e);
-    }
-    return process.exitValue();
+  public synchronized void stop() {
+    terminate();
   }
 
-  @Override
-  public void kill() {
+  /**
+   * SIGTERM, then waits for the exit; kill -9 after {@link #STOP_TIMEOUT}. Returns the exit code,
+   * or -1 if it was not running; {@link #lastStopWasForced()} tells whether kill -9 was needed.
+   */
+  public synchronized int terminate() {
+    lastStopForced = false;
+    if (process == null) {
+      return -1;
+    }
+    Process p = process;
+    process = null;
+    p.destroy();
+    try {
+      if (!p.waitFor(STOP_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS)) {
+        appendLog("=== did not stop on SIGTERM within " + STOP_TIMEOUT + ", killing\n");
+        lastStopForced = true;
+        p.destroyForcibly().waitFor();
+      }
+      return p.exitValue();
+    } catch (InterruptedException e) {
+      p.destroyForcibly();
+      Thread.currentThread().interrupt();
+      return -1;
+    }
+  }
+
+  public synchronized boolean lastStopWasForced() {
+    return lastStopForced;
+  }
+
+  /** kill -9 and wait for the process to be gone. */
+  public synchronized void kill() {
     if (process == null) {
       return;
     }
-    process.descendants().forEach(ProcessHandle::destroyForcibly);
-    process.destroyForcibly();
+    Process p = process;
+    process = null;
+    p.destroyForcibly();
     try {
-      if (!process.waitFor(STOP_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS)) {
-        throw new AssertionError(label + " survived SIGKILL for " + STOP_TIMEOUT.toSeconds() + " s");
-      }
+      p.waitFor(STOP_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
-      throw new IllegalStateException("interrupted", e);
     }
+    appendLog("=== killed (SIGKILL)\n");
   }
 
-  @Override
-  public String logTail() {
-    try {
-      List<String> lines = Files.readAllLines(logFile, StandardCharsets.UTF_8);
-      return String.join("\n", lines.subList(Math.max(0, lines.size() - 40), lines.size()));
-    } catch (IOException | UncheckedIOException e) {
-      return "(no log: " + e + ")";
-    }
+  /** Starts again on the same data dir and ports. */
+  public ServerProcess restart() {
+    stop();
+    return start();
   }
 
+  /** Stops the process and deletes its temp directory. */
   @Override
   public void close() {
-    if (closed) {
-      return;
-    }
-    closed = true;
     try {
-      kill();
+      stop();
     } finally {
-      deleteRecursively(baseDir);
+      LIVE.remove(this);
+      deleteTree(root);
     }
   }
 
-  private static void deleteRecursively(Path dir) {
-    if (!Files.exists(dir)) {
+  public String logText() {
+    try {
+      return Files.exists(log) ? Files.readString(log, StandardCharsets.ISO_8859_1) : "<no log>";
+    } catch (IOException e) {
+      return "<log unreadable: " + e + ">";
+    }
+  }
+
+  /** The last {@code maxChars} of the log. */
+  public String logTail(int maxChars) {
+    String s = logText();
+    return s.length() <= maxChars ? s : "...\n" + s.substring(s.length() - maxChars);
+  }
+
+  private void appendLog(String line) {
+    try {
+      Files.writeString(log, line, StandardCharsets.UTF_8, java.nio.file.StandardOpenOption.CREATE,
+          java.nio.file.StandardOpenOption.APPEND);
+    } catch (IOException ignored) {
+      // best effort
+    }
+  }
+
+  private static void deleteTree(Path p) {
+    if (!Files.exists(p)) {
       return;
     }
-    try (Stream<Path> paths = Files.walk(dir)) {
-      paths.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
-    } catch (IOException | UncheckedIOException e) {
-      // a temp dir left behind is harmless
+    try (Stream<Path> s = Files.walk(p)) {
+      s.sorted(Comparator.reverseOrder()).forEach(f -> f.toFile().delete());
+    } catch (IOException ignored) {
+      // temp dir: best effort
     }
   }
 
   @Override
   public String toString() {
-    return label + "@" + clientUrl();
+    return kind + "@" + clientUrl();
   }
 }

@@ -1,0 +1,84 @@
+package io.akkaetcd.e2e;
+
+import io.akkaetcd.server.EtcdServer;
+import io.akkaetcd.server.Flags;
+import io.akkaetcd.server.ServerConfig;
+import io.etcd.jetcd.Client;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * An akka-etcd member embedded in the test JVM on free loopback ports, with a jetcd client, that
+ * can be restarted on the same data directory (same ports, same identity).
+ */
+final class EmbeddedMember implements AutoCloseable {
+  private final Path dataDir;
+  private final int port = Ports.free();
+  private final int peerPort = Ports.free();
+  private final List<String> extraFlags;
+  private EtcdServer server;
+  private Client client;
+
+  EmbeddedMember(String... extraFlags) {
+    try {
+      this.dataDir = Files.createTempDirectory("embedded-member");
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+    this.extraFlags = List.of(extraFlags);
+    start();
+  }
+
+  String url() {
+    return "http://127.0.0.1:" + port;
+  }
+
+  int port() {
+    return port;
+  }
+
+  EtcdServer server() {
+    return server;
+  }
+
+  Client client() {
+    return client;
+  }
+
+  /** Stops the member (and its client) and starts it again on the same data directory. */
+  void restart() {
+    close();
+    start();
+  }
+
+  /** Restarts only the member: its client stays and must reconnect by itself. */
+  void restartServer() {
+    server.close();
+    startServer();
+  }
+
+  private void start() {
+    startServer();
+    client = Client.builder().endpoints(url()).build();
+  }
+
+  private void startServer() {
+    String peer = "http://127.0.0.1:" + peerPort;
+    List<String> args = new ArrayList<>(List.of("--name", "e1", "--data-dir", dataDir.toString(),
+        "--listen-client-urls", url(), "--advertise-client-urls", url(),
+        "--initial-advertise-peer-urls", peer, "--initial-cluster", "e1=" + peer));
+    args.addAll(extraFlags);
+    server = EtcdServer.start(ServerConfig.fromFlags(Flags.parse(args.toArray(String[]::new), Map.of())));
+  }
+
+  @Override
+  public void close() {
+    client.close();
+    server.close();
+  }
+}
