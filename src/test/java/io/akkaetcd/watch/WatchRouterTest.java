@@ -83,4 +83,36 @@ class WatchRouterTest {
       assertEquals(expected, revisions, "every revision once, in order, after catching up from history");
     }
   }
+
+  @Test
+  void aCompactionOvertakingACatchUpCancelsTheWatchWithTheCompactRevision() throws Exception {
+    try (MvccStore store = MvccStore.open(Files.createTempDirectory("router"))) {
+      Pair<BoundedSourceQueue<WatchResponse>, SinkQueueWithCancel<WatchResponse>> stream =
+          Source.<WatchResponse>queue(2).toMat(Sink.queue(1), Keep.both()).run(testKit.system());
+      ActorRef<WatchRouter.Command> router = testKit.spawn(WatchRouter.create(store, stream.first(),
+          rev -> ResponseHeader.newBuilder().setRevision(rev).build(), java.time.Duration.ofMinutes(10), () -> { }));
+      router.tell(new WatchRouter.Request(WatchRequest.newBuilder().setCreateRequest(
+          WatchCreateRequest.newBuilder().setKey(ByteString.copyFromUtf8("k")).setStartRevision(2)).build()));
+      for (int i = 0; i < 30; i++) {
+        put(store, i + 1, "k", "v" + i);
+        router.tell(new WatchRouter.Committed(store.currentRevision()));
+      }
+      // The reader is behind (the buffer holds 2 responses); history up to 20 goes meanwhile.
+      store.compact(20).toCompletableFuture().get(10, TimeUnit.SECONDS);
+      router.tell(new WatchRouter.Committed(store.currentRevision()));
+
+      List<Long> seen = new ArrayList<>();
+      WatchResponse last = null;
+      while (last == null || !last.getCanceled()) {
+        last = stream.second().pull().toCompletableFuture().get(10, TimeUnit.SECONDS).orElseThrow();
+        last.getEventsList().forEach(e -> seen.add(e.getKv().getModRevision()));
+      }
+      assertEquals(20, last.getCompactRevision(), "canceled with the compaction revision");
+      for (int i = 1; i < seen.size(); i++) {
+        assertEquals(seen.get(i - 1) + 1, seen.get(i), "no gap or duplicate before the cancel: " + seen);
+      }
+      assertTrue(seen.isEmpty() || seen.get(0) == 2, "from the start revision: " + seen);
+      assertTrue(seen.size() < 30, "it could not have seen the compacted history: " + seen);
+    }
+  }
 }
