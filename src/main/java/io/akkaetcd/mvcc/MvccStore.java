@@ -23,6 +23,8 @@ import java.util.concurrent.ConcurrentSkipListMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.StampedLock;
+import java.util.function.Supplier;
 import java.util.stream.Stream;
 import java.util.zip.CRC32C;
 import org.fusesource.leveldbjni.JniDBFactory;
@@ -155,6 +157,10 @@ public final class MvccStore implements KvStore {
 
   @Override
   public RangeResult range(ByteString key, ByteString rangeEnd, long rev, long limit, boolean countOnly) {
+    return guarded(() -> readRange(key, rangeEnd, rev, limit, countOnly));
+  }
+
+  private RangeResult readRange(ByteString key, ByteString rangeEnd, long rev, long limit, boolean countOnly) {
     long current = currentRevision;
     long at = rev <= 0 ? current : rev;
     if (at > current) {
@@ -356,6 +362,10 @@ public final class MvccStore implements KvStore {
 
   @Override
   public List<Event> events(long fromRev, long toRev) {
+    return guarded(() -> readEvents(fromRev, toRev));
+  }
+
+  private List<Event> readEvents(long fromRev, long toRev) {
     if (fromRev <= compactRevision) {
       throw EtcdError.COMPACTED.exception();
     }
@@ -410,6 +420,10 @@ public final class MvccStore implements KvStore {
 
   @Override
   public Map<Long, Long> leases() {
+    return guarded(this::readLeases);
+  }
+
+  private Map<Long, Long> readLeases() {
     Map<Long, Long> out = new HashMap<>();
     try (DBIterator it = db.iterator()) {
       for (it.seek(new byte[] {LEASE}); it.hasNext(); it.next()) {
@@ -487,34 +501,70 @@ public final class MvccStore implements KvStore {
     CompletableFuture<Void> done = new CompletableFuture<>();
     compactor.execute(() -> {
       try {
-        List<byte[]> doomed = new ArrayList<>();
-        scanRevisions(new ReadOptions(), 0, rev, (k, value) -> {
+        long deleted = 0;
+        byte[] from = revKey(new Revision(0, 0), false);
+        while (from != null) {
           if (closing) {
             throw new CancellationException("store closing");
           }
-          KeyIndex ki = index.get(parse(value).getKey());
-          if (ki == null || !ki.contains(Revision.fromBytes(k, 1))) {
-            doomed.add(k);
-            if (doomed.size() == COMPACTION_BATCH) {
-              deleteAll(doomed);
-            }
-          }
+          List<byte[]> doomed = new ArrayList<>();
+          byte[] start = from;
+          from = guarded(() -> scanDoomed(start, rev, doomed));
+          deleted += doomed.size();
+          guarded(() -> {
+            deleteAll(doomed);
+            return null;
+          });
+        }
+        guarded(() -> {
+          db.put(META_COMPACT_FINISHED, longBytes(rev), new WriteOptions().sync(true));
+          return null;
         });
-        deleteAll(doomed);
-        WriteBatch b = db.createWriteBatch();
-        b.put(META_COMPACT_FINISHED, longBytes(rev));
-        db.write(b, new WriteOptions().sync(true));
-        closeQuietly(b);
+        log.info("finished the compaction at revision {}: {} revisions deleted", rev, deleted);
         done.complete(null);
       } catch (CancellationException e) {
         log.info("compaction at revision {} interrupted by close; resumed on open", rev);
         done.completeExceptionally(e);
       } catch (RuntimeException e) {
-        log.error("compaction at revision {} failed", rev, e);
+        if (closing) {
+          log.info("compaction at revision {} interrupted by close; resumed on open", rev);
+        } else {
+          log.error("compaction at revision {} failed", rev, e);
+        }
         done.completeExceptionally(e);
       }
     });
     return done;
+  }
+
+  /**
+   * Examines, from row {@code from} on, up to {@value #COMPACTION_BATCH} rows at or before
+   * {@code rev} and collects into {@code doomed} those the compacted index no longer holds. The
+   * iterator (and the LevelDB version it pins) lives for one batch only.
+   *
+   * @return the row to continue from, or null when every row at or before {@code rev} was seen
+   */
+  private byte[] scanDoomed(byte[] from, long rev, List<byte[]> doomed) {
+    int examined = 0;
+    try (DBIterator it = db.iterator()) {
+      for (it.seek(from); it.hasNext(); it.next()) {
+        Map.Entry<byte[], byte[]> e = it.peekNext();
+        byte[] k = e.getKey();
+        if (k[0] != REV || Revision.fromBytes(k, 1).main() > rev) {
+          return null;
+        }
+        if (examined++ == COMPACTION_BATCH) {
+          return k;
+        }
+        KeyIndex ki = index.get(parse(e.getValue()).getKey());
+        if (ki == null || !ki.contains(Revision.fromBytes(k, 1))) {
+          doomed.add(k);
+        }
+      }
+      return null;
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
   }
 
   private void deleteAll(List<byte[]> keys) {
@@ -556,26 +606,38 @@ public final class MvccStore implements KvStore {
 
   @Override
   public HashResult hashKV(long rev) {
+    return guarded(() -> readHash(rev));
+  }
+
+  private HashResult readHash(long rev) {
     long current = currentRevision;
     long at = rev <= 0 ? current : rev;
     if (at > current) {
       throw EtcdError.FUTURE_REV.exception();
     }
-    long compacted = compactRevision;
-    if (at < compacted) {
-      throw EtcdError.COMPACTED.exception();
+    while (true) {
+      long compacted = compactRevision;
+      if (at < compacted) {
+        throw EtcdError.COMPACTED.exception();
+      }
+      Snapshot snapshot = db.getSnapshot();
+      try {
+        // compactRevision is published before any row is deleted: if it has not moved once the
+        // snapshot exists, the snapshot holds every row in (compacted, at]. Otherwise a
+        // compaction may already have removed some of them: hash again against the new one.
+        if (compactRevision != compacted) {
+          continue;
+        }
+        CRC32C crc = new CRC32C();
+        scanRevisions(new ReadOptions().snapshot(snapshot), compacted + 1, at, (k, value) -> {
+          crc.update(k, 1, k.length - 1);
+          crc.update(value);
+        });
+        return new HashResult((int) crc.getValue(), compacted, at);
+      } finally {
+        closeQuietly(snapshot);
+      }
     }
-    CRC32C crc = new CRC32C();
-    Snapshot snapshot = db.getSnapshot();
-    try {
-      scanRevisions(new ReadOptions().snapshot(snapshot), compacted + 1, at, (k, value) -> {
-        crc.update(k, 1, k.length - 1);
-        crc.update(value);
-      });
-    } finally {
-      closeQuietly(snapshot);
-    }
-    return new HashResult((int) crc.getValue(), compacted, at);
   }
 
   /** Listing the directory costs a system call per file: the size is refreshed at most every 100 ms. */
@@ -599,19 +661,36 @@ public final class MvccStore implements KvStore {
 
   @Override
   public long dbSizeInUse() {
-    long[] sizes = db.getApproximateSizes(new org.iq80.leveldb.Range(new byte[] {0}, new byte[] {(byte) 0xff}));
+    long[] sizes = guarded(() -> db.getApproximateSizes(new org.iq80.leveldb.Range(new byte[] {0}, new byte[] {(byte) 0xff})));
     return Math.min(sizes[0], dbSize());
   }
 
-  private boolean closed;
+  /**
+   * Readers on other threads may still be inside LevelDB when the store closes; closing LevelDB
+   * under a running get or a live iterator or snapshot would crash the JVM. Every read holds this
+   * lock's read side (uncontended but for close; never nested); close takes the write side.
+   */
+  private final StampedLock lifecycle = new StampedLock();
+  private boolean closed; // guarded by lifecycle
 
-  /** Closes the store; idempotent. */
+  private <T> T guarded(Supplier<T> read) {
+    long stamp = lifecycle.readLock();
+    try {
+      if (closed) {
+        throw EtcdError.STOPPED.exception();
+      }
+      return read.get();
+    } finally {
+      lifecycle.unlockRead(stamp);
+    }
+  }
+
+  /** Stops the compactor (a running compaction resumes on the next open), then closes; idempotent. */
   @Override
   public synchronized void close() {
-    if (closed) {
+    if (closing) {
       return;
     }
-    closed = true;
     closing = true;
     compactor.shutdown();
     try {
@@ -621,10 +700,14 @@ public final class MvccStore implements KvStore {
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     }
+    long stamp = lifecycle.writeLock();
     try {
+      closed = true;
       db.close();
     } catch (IOException e) {
       log.warn("closing LevelDB failed", e);
+    } finally {
+      lifecycle.unlockWrite(stamp);
     }
   }
 

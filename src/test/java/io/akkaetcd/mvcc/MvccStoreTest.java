@@ -206,4 +206,109 @@ class MvccStoreTest {
       assertEquals(2001, s.currentRevision());
     }
   }
+
+  @Test
+  void aKeyWrittenManyTimesStaysCheapAndReopensWithItsWholeHistory() throws Exception {
+    Path dir = Files.createTempDirectory("mvcc");
+    int writes = 100_000;
+    long start = System.nanoTime();
+    try (MvccStore s = MvccStore.open(dir)) {
+      for (int i = 1; i <= writes; i++) {
+        KvStore.WriteTxn t = s.beginTxn(i);
+        t.put(b("hot"), b("v" + i), 0);
+        t.end();
+        if (i % 100 == 0) {
+          s.commitBatch();
+        }
+      }
+      s.commitBatch();
+    }
+    try (MvccStore s = MvccStore.open(dir)) {
+      long millis = (System.nanoTime() - start) / 1_000_000;
+      assertTrue(millis < 60_000, writes + " writes of one key and a reopen took " + millis + " ms");
+      assertEquals(writes + 1, s.currentRevision());
+      assertEquals(writes, s.appliedIndex());
+      KeyValue now = s.range(b("hot"), ByteString.EMPTY, 0, 0, false).kvs().get(0);
+      assertEquals(writes, now.getVersion());
+      assertEquals(2, now.getCreateRevision());
+      KeyValue past = s.range(b("hot"), ByteString.EMPTY, 500, 0, false).kvs().get(0);
+      assertEquals("v499", past.getValue().toStringUtf8());
+      assertEquals(499, past.getVersion());
+    }
+  }
+
+  @Test
+  void readersRacingCloseGetStoppedNotACrash() throws Exception {
+    MvccStore s = MvccStore.open(Files.createTempDirectory("mvcc"));
+    for (int i = 1; i <= 50; i++) {
+      put(s, i, "k" + i, "v" + i);
+    }
+    AtomicReference<Throwable> problem = new AtomicReference<>();
+    List<Thread> readers = new java.util.ArrayList<>();
+    java.util.concurrent.CountDownLatch reading = new java.util.concurrent.CountDownLatch(4);
+    for (int r = 0; r < 4; r++) {
+      Thread t = new Thread(() -> {
+        reading.countDown();
+        try {
+          while (true) {
+            s.range(ALL, ALL, 0, 0, false);
+            s.hashKV(0);
+            s.events(2, 10);
+          }
+        } catch (EtcdException e) {
+          if (e.error() != EtcdError.STOPPED) {
+            problem.compareAndSet(null, e);
+          }
+        } catch (Throwable e) {
+          problem.compareAndSet(null, e);
+        }
+      });
+      readers.add(t);
+      t.start();
+    }
+    assertTrue(reading.await(10, TimeUnit.SECONDS));
+    s.close();
+    for (Thread t : readers) {
+      t.join(10_000);
+      assertTrue(!t.isAlive(), "a reader still runs after close");
+    }
+    assertNull(problem.get(), String.valueOf(problem.get()));
+    assertEquals(EtcdError.STOPPED, errorOf(() -> s.range(ALL, ALL, 0, 0, false)));
+    s.close(); // idempotent
+  }
+
+  @Test
+  void hashKvWhileACompactionRunsMatchesEitherSideOfIt() throws Exception {
+    try (MvccStore a = MvccStore.open(Files.createTempDirectory("mvcc"));
+         MvccStore b = MvccStore.open(Files.createTempDirectory("mvcc"))) {
+      for (int i = 1; i <= 3000; i++) {
+        put(a, i, "k" + (i % 7), "v" + i);
+        put(b, i, "k" + (i % 7), "v" + i);
+      }
+      long rev = a.currentRevision();
+      KvStore.HashResult before = a.hashKV(rev);
+      b.compact(2500).toCompletableFuture().get(30, TimeUnit.SECONDS);
+      KvStore.HashResult after = b.hashKV(rev);
+      assertEquals(2500, after.compactRevision());
+      assertNotEquals(before.hash(), after.hash());
+
+      AtomicBoolean stop = new AtomicBoolean();
+      AtomicReference<String> problem = new AtomicReference<>();
+      Thread hasher = new Thread(() -> {
+        while (!stop.get()) {
+          KvStore.HashResult h = a.hashKV(rev);
+          KvStore.HashResult expected = h.compactRevision() == 0 ? before : after;
+          if (!h.equals(expected)) {
+            problem.compareAndSet(null, h + " but expected " + expected);
+          }
+        }
+      });
+      hasher.start();
+      a.compact(2500).toCompletableFuture().get(30, TimeUnit.SECONDS);
+      stop.set(true);
+      hasher.join();
+      assertNull(problem.get(), problem.get());
+      assertEquals(after, a.hashKV(rev));
+    }
+  }
 }

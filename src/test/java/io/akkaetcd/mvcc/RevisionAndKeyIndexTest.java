@@ -79,4 +79,57 @@ class RevisionAndKeyIndexTest {
       }
     }
   }
+
+  @Test
+  void sinceListsTheWritesFromARevisionOn() {
+    KeyIndex k = KeyIndex.EMPTY.put(new Revision(2, 0)).put(new Revision(4, 1)).tombstone(new Revision(6, 0))
+        .put(new Revision(8, 0));
+    record Case(long rev, List<Long> mains) {}
+    for (Case c : List.of(new Case(0, List.of(2L, 4L, 6L, 8L)), new Case(2, List.of(2L, 4L, 6L, 8L)),
+        new Case(3, List.of(4L, 6L, 8L)), new Case(6, List.of(6L, 8L)), new Case(9, List.of()))) {
+      assertEquals(c.mains(), k.since(c.rev()).stream().map(v -> v.revision().main()).toList(), "since " + c.rev());
+    }
+  }
+
+  @Test
+  void containsFindsExactlyTheWrittenRevisions() {
+    KeyIndex k = KeyIndex.EMPTY.put(new Revision(2, 0)).put(new Revision(4, 1)).tombstone(new Revision(6, 0));
+    assertTrue(k.contains(new Revision(2, 0)));
+    assertTrue(k.contains(new Revision(4, 1)));
+    assertTrue(k.contains(new Revision(6, 0)));
+    assertFalse(k.contains(new Revision(4, 0)));
+    assertFalse(k.contains(new Revision(3, 0)));
+    assertFalse(k.contains(new Revision(7, 0)));
+    assertFalse(KeyIndex.EMPTY.contains(new Revision(1, 0)));
+  }
+
+  @Test
+  void everyViewStaysFrozenWhenLaterOnesAppendOrFork() {
+    KeyIndex a = KeyIndex.EMPTY.put(new Revision(2, 0));
+    KeyIndex b = a.put(new Revision(3, 0));
+    KeyIndex c = b.put(new Revision(4, 0));
+    // A fork from b must not overwrite c's slot, and neither may change a or b.
+    KeyIndex fork = b.tombstone(new Revision(5, 0));
+    assertEquals(List.of(2L), a.versions().stream().map(v -> v.revision().main()).toList());
+    assertEquals(List.of(2L, 3L), b.versions().stream().map(v -> v.revision().main()).toList());
+    assertEquals(List.of(2L, 3L, 4L), c.versions().stream().map(v -> v.revision().main()).toList());
+    assertEquals(List.of(2L, 3L, 5L), fork.versions().stream().map(v -> v.revision().main()).toList());
+    assertEquals(3, c.live(9).version());
+    assertNull(fork.live(9));
+    assertEquals(2, b.live(9).version());
+  }
+
+  @Test
+  void appendingIsNotQuadratic() {
+    KeyIndex k = KeyIndex.EMPTY;
+    long start = System.nanoTime();
+    for (int i = 1; i <= 1_000_000; i++) {
+      k = k.put(new Revision(i + 1, 0));
+    }
+    long millis = (System.nanoTime() - start) / 1_000_000;
+    assertEquals(1_000_000, k.live(Long.MAX_VALUE).version());
+    assertEquals(1_000_000, k.size());
+    assertTrue(millis < 5_000, "a million appends took " + millis + " ms");
+    assertEquals(List.of(1_000_001L), k.compact(1_000_001).versions().stream().map(v -> v.revision().main()).toList());
+  }
 }
