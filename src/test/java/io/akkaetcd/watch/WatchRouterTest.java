@@ -101,18 +101,24 @@ class WatchRouterTest {
       store.compact(20).toCompletableFuture().get(10, TimeUnit.SECONDS);
       router.tell(new WatchRouter.Committed(store.currentRevision()));
 
+      // Stream stages between the router and this reader buffer a few responses, so the watch may
+      // have got everything before the compaction came. Either way: no gap, no duplicate, and if
+      // it did not get everything, a cancel with the compaction revision.
       List<Long> seen = new ArrayList<>();
       WatchResponse last = null;
-      while (last == null || !last.getCanceled()) {
+      while ((last == null || !last.getCanceled()) && seen.size() < 30) {
         last = stream.second().pull().toCompletableFuture().get(10, TimeUnit.SECONDS).orElseThrow();
         last.getEventsList().forEach(e -> seen.add(e.getKv().getModRevision()));
       }
-      assertEquals(20, last.getCompactRevision(), "canceled with the compaction revision");
       for (int i = 1; i < seen.size(); i++) {
-        assertEquals(seen.get(i - 1) + 1, seen.get(i), "no gap or duplicate before the cancel: " + seen);
+        assertEquals(seen.get(i - 1) + 1, seen.get(i), "no gap or duplicate: " + seen);
       }
       assertTrue(seen.isEmpty() || seen.get(0) == 2, "from the start revision: " + seen);
-      assertTrue(seen.size() < 30, "it could not have seen the compacted history: " + seen);
+      if (seen.size() < 30) {
+        assertTrue(last.getCanceled());
+        assertEquals(20, last.getCompactRevision(), "canceled with the compaction revision");
+        assertTrue(seen.isEmpty() || seen.get(seen.size() - 1) < 20 + 10, "stopped where history was lost: " + seen);
+      }
     }
   }
 }
