@@ -46,6 +46,9 @@ public final class RaftCore {
   /** Reads waiting for heartbeat acknowledgements, in arrival order, by context. */
   private final LinkedHashMap<ByteString, PendingRead> pendingReads = new LinkedHashMap<>();
 
+  /** True while {@link #propose} or {@link #readIndex} steps: only those throw when dropped. */
+  private boolean localRequest;
+
   private SoftState prevSoft;
   private HardState prevHard;
 
@@ -139,12 +142,22 @@ public final class RaftCore {
     for (ByteString d : data) {
       entries.add(Entry.normal(0, 0, d));
     }
-    step(Message.of(MessageType.PROPOSE).from(id).to(id).entries(entries).build());
+    stepLocal(Message.of(MessageType.PROPOSE).from(id).to(id).entries(entries).build());
   }
 
   /** Asks for a read index; the answer comes as a {@link ReadState} with the same context. */
   public void readIndex(ByteString requestCtx) {
-    step(Message.of(MessageType.READ_INDEX).from(id).to(id).context(requestCtx).build());
+    stepLocal(Message.of(MessageType.READ_INDEX).from(id).to(id).context(requestCtx).build());
+  }
+
+  /** Steps a request of this member's own caller, who gets {@link ProposalDroppedException}s. */
+  private void stepLocal(Message m) {
+    localRequest = true;
+    try {
+      step(m);
+    } finally {
+      localRequest = false;
+    }
   }
 
   private Message local(MessageType type) {
@@ -281,9 +294,14 @@ public final class RaftCore {
     role = StateRole.LEADER;
     leader = id;
     for (long peer : voters) {
-      Progress p = new Progress(log.lastIndex() + 1);
+      Progress p = new Progress(log.lastIndex() + 1, config.maxInflightMsgs());
       p.recentActive = true;
       progress.put(peer, p);
+    }
+    Progress self = progress.get(id);
+    if (self != null) {
+      self.match = log.lastIndex();
+      self.becomeReplicate();
     }
     // Raft §8: a new leader commits a no-op of its term, which also commits what came before.
     appendEntries(List.of(Entry.normal(0, 0, ByteString.EMPTY)));
@@ -309,7 +327,15 @@ public final class RaftCore {
 
   private void stepLeader(Message m) {
     switch (m.type()) {
-      case BEAT -> bcastHeartbeat(ByteString.EMPTY);
+      case BEAT -> {
+        // Carry the newest pending read's context: if its own round was lost, this one confirms
+        // it and every read before it (as etcd does), so a lost heartbeat does not strand reads.
+        ByteString ctx = ByteString.EMPTY;
+        for (ByteString c : pendingReads.keySet()) {
+          ctx = c;
+        }
+        bcastHeartbeat(ctx);
+      }
       case CHECK_QUORUM -> {
         long active = voters.stream().filter(p -> p == id || progress.get(p).recentActive).count();
         if (active < Quorum.majority(voters.size())) {
@@ -320,7 +346,8 @@ public final class RaftCore {
       }
       case PROPOSE -> {
         if (!voters.contains(id)) {
-          throw new ProposalDroppedException("leader is not a voter");
+          drop(m, "leader is not a voter");
+          return;
         }
         appendEntries(m.entries());
         bcastAppend();
@@ -333,8 +360,9 @@ public final class RaftCore {
           return;
         }
         pr.recentActive = true;
+        pr.heartbeatAnswered();
         if (pr.match < log.lastIndex()) {
-          sendAppend(m.from());
+          sendAppend(m.from(), true);
         }
         if (!m.context().isEmpty()) {
           ackRead(m.context(), m.from());
@@ -351,7 +379,10 @@ public final class RaftCore {
       stamped.add(new Entry(term, ++index, e.type(), e.data()));
     }
     log.append(stamped);
-    progress.get(id).maybeUpdate(log.lastIndex());
+    Progress self = progress.get(id);
+    if (self != null) {
+      self.maybeUpdate(log.lastIndex());
+    }
     maybeCommit();
   }
 
@@ -359,7 +390,8 @@ public final class RaftCore {
   private boolean maybeCommit() {
     List<Long> matches = new ArrayList<>();
     for (long v : voters) {
-      matches.add(progress.get(v).match);
+      Progress pr = progress.get(v);
+      matches.add(pr == null ? 0 : pr.match);
     }
     long index = Quorum.committedIndex(matches);
     if (index > log.committed && log.term(index) == term) {
@@ -380,16 +412,27 @@ public final class RaftCore {
     }
     pr.recentActive = true;
     if (m.reject()) {
-      if (pr.maybeDecrease(m.index(), m.rejectHint())) {
-        sendAppend(m.from());
+      // The follower says where its log could match ours (rejectHint, logTerm): skip every index
+      // of ours whose term is above that, a whole term per round trip (etcd's findConflictByTerm).
+      long hint = m.rejectHint();
+      if (m.logTerm() > 0) {
+        hint = log.findConflictByTerm(hint, m.logTerm());
+      }
+      if (pr.maybeDecrease(m.index(), hint)) {
+        sendAppend(m.from(), true);
       }
       return;
     }
     if (pr.maybeUpdate(m.index())) {
+      if (pr.state == Progress.State.PROBE) {
+        pr.becomeReplicate();
+      }
       if (maybeCommit()) {
         bcastAppend();
-      } else if (pr.match < log.lastIndex()) {
-        sendAppend(m.from());
+      } else {
+        while (sendAppend(m.from(), false)) {
+          // stream what is left, as far as the inflight window allows
+        }
       }
     }
   }
@@ -397,27 +440,39 @@ public final class RaftCore {
   private void bcastAppend() {
     for (long peer : voters) {
       if (peer != id) {
-        sendAppend(peer);
+        sendAppend(peer, true);
       }
     }
   }
 
-  private void sendAppend(long to) {
+  /**
+   * Sends {@code to} the entries from its {@code next} on (an empty probe if {@code sendIfEmpty}),
+   * unless its progress is paused; returns whether anything was sent.
+   */
+  private boolean sendAppend(long to, boolean sendIfEmpty) {
     Progress pr = progress.get(to);
+    if (pr == null || pr.isPaused()) {
+      return false;
+    }
     long prev = pr.next - 1;
     if (prev < log.firstIndex() - 1) {
-      // Needs a snapshot: comes with the multi-member issue; retry from the first entry we have.
+      // Needs a snapshot (a later issue): retry from the first entry we still have.
       prev = log.firstIndex() - 1;
     }
-    List<Entry> entries = pr.next <= log.lastIndex()
-        ? log.slice(Math.max(pr.next, log.firstIndex()), log.lastIndex() + 1, config.maxSizePerMsg())
+    List<Entry> entries = prev < log.lastIndex()
+        ? log.slice(prev + 1, log.lastIndex() + 1, config.maxSizePerMsg())
         : List.of();
+    if (entries.isEmpty() && !sendIfEmpty) {
+      return false;
+    }
     send(Message.of(MessageType.APPEND_ENTRIES).to(to).index(prev).logTerm(log.term(prev))
         .entries(entries).commit(log.committed).build());
-    if (!entries.isEmpty()) {
-      // Optimistic pipelining: the next append starts after what is in flight.
-      pr.next = entries.get(entries.size() - 1).index() + 1;
+    if (entries.isEmpty()) {
+      pr.sentProbe();
+    } else {
+      pr.sentEntries(entries.get(entries.size() - 1).index());
     }
+    return true;
   }
 
   private void bcastHeartbeat(ByteString context) {
@@ -486,8 +541,7 @@ public final class RaftCore {
     MessageType expected = role == StateRole.PRE_CANDIDATE
         ? MessageType.REQUEST_PRE_VOTE_RESPONSE : MessageType.REQUEST_VOTE_RESPONSE;
     switch (m.type()) {
-      case PROPOSE -> throw new ProposalDroppedException("no leader (election in progress)");
-      case READ_INDEX -> throw new ProposalDroppedException("no leader (election in progress)");
+      case PROPOSE, READ_INDEX -> drop(m, "no leader (election in progress)");
       case APPEND_ENTRIES -> {
         becomeFollower(m.term(), m.from());
         handleAppend(m);
@@ -515,15 +569,18 @@ public final class RaftCore {
     switch (m.type()) {
       case PROPOSE -> {
         if (leader == 0) {
-          throw new ProposalDroppedException("no leader");
+          drop(m, "no leader");
+        } else {
+          // Keeps the original sender (as etcd): a chain of forwards answers the one who asked.
+          send(Message.of(MessageType.PROPOSE).from(m.from()).to(leader).entries(m.entries()).build());
         }
-        send(Message.of(MessageType.PROPOSE).to(leader).entries(m.entries()).build());
       }
       case READ_INDEX -> {
         if (leader == 0) {
-          throw new ProposalDroppedException("no leader");
+          drop(m, "no leader");
+        } else {
+          send(Message.of(MessageType.READ_INDEX).from(m.from()).to(leader).context(m.context()).build());
         }
-        send(Message.of(MessageType.READ_INDEX).to(leader).context(m.context()).build());
       }
       case READ_INDEX_RESPONSE -> readStates.add(new ReadState(m.index(), m.context()));
       case APPEND_ENTRIES -> {
@@ -549,8 +606,11 @@ public final class RaftCore {
     if (lastNew >= 0) {
       send(Message.of(MessageType.APPEND_ENTRIES_RESPONSE).to(m.from()).index(lastNew).build());
     } else {
+      // Hint the last index at or below the rejected one whose term is at most the leader's
+      // logTerm there: everything above it cannot match (etcd raft's rejection hint).
+      long hint = log.findConflictByTerm(Math.min(m.index(), log.lastIndex()), m.logTerm());
       send(Message.of(MessageType.APPEND_ENTRIES_RESPONSE).to(m.from()).index(m.index())
-          .reject(true).rejectHint(log.lastIndex()).build());
+          .reject(true).rejectHint(hint).logTerm(log.term(hint)).build());
     }
   }
 
@@ -559,10 +619,22 @@ public final class RaftCore {
     send(Message.of(MessageType.HEARTBEAT_RESPONSE).to(m.from()).context(m.context()).build());
   }
 
+  /**
+   * A proposal or read index that cannot be taken now: the caller's own gets an exception (it can
+   * answer its client at once); one forwarded by a peer is dropped, as etcd does, and its client
+   * times out at that peer.
+   */
+  private void drop(Message m, String why) {
+    if (localRequest) {
+      throw new ProposalDroppedException(why);
+    }
+  }
+
   // ---- output ----
 
   private void send(Message m) {
-    Message.Builder b = Message.of(m.type()).from(id).to(m.to()).logTerm(m.logTerm()).index(m.index())
+    long from = m.from() != 0 ? m.from() : id; // a forward keeps the original sender
+    Message.Builder b = Message.of(m.type()).from(from).to(m.to()).logTerm(m.logTerm()).index(m.index())
         .entries(m.entries()).commit(m.commit()).reject(m.reject()).rejectHint(m.rejectHint())
         .context(m.context());
     boolean termless = m.type() == MessageType.PROPOSE || m.type() == MessageType.READ_INDEX;
@@ -576,7 +648,7 @@ public final class RaftCore {
   public boolean hasReady() {
     return !softState().equals(prevSoft)
         || !hardState().equals(prevHard)
-        || !log.unstableEntries().isEmpty()
+        || log.hasUnstable()
         || !msgs.isEmpty()
         || !readStates.isEmpty()
         || log.hasNextCommitted();

@@ -112,6 +112,24 @@ final class RaftLog {
     }
   }
 
+  boolean hasUnstable() {
+    return !unstable.isEmpty();
+  }
+
+  /**
+   * The last index at or below {@code index} whose term is at most {@code term} (or the
+   * compaction point). Every entry of ours above it, up to {@code index}, has a higher term, so
+   * none can match a log whose entry at {@code index} has {@code term}: terms never decrease
+   * along a log (Raft §5.3, the optimization at its end).
+   */
+  long findConflictByTerm(long index, long term) {
+    long i = Math.min(index, lastIndex());
+    while (i > firstIndex() - 1 && term(i) > term) {
+      i--;
+    }
+    return i;
+  }
+
   List<Entry> unstableEntries() {
     return List.copyOf(unstable);
   }

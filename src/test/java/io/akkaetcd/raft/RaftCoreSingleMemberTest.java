@@ -112,4 +112,96 @@ class RaftCoreSingleMemberTest {
     }
     assertEquals(StateRole.LEADER, core.role());
   }
+
+  @Test
+  void theFirstReadyOfALeaderHoldsEverythingInDriverOrder() {
+    MemoryStorage storage = new MemoryStorage();
+    RaftCore core = new RaftCore(config(0), storage);
+    assertTrue(!core.hasReady(), "a fresh follower has nothing to do");
+    core.campaign();
+    Ready rd = core.ready();
+    assertEquals(new SoftState(1, StateRole.LEADER), rd.softState());
+    assertEquals(new HardState(1, 1, 1), rd.hardState());
+    assertEquals(List.of(new Entry(1, 1, EntryType.NORMAL, ByteString.EMPTY)), rd.entries());
+    assertEquals(rd.entries(), rd.committedEntries(), "persist these, then apply them");
+    core.advance(rd);
+    storage.append(rd.entries());
+    storage.setHardState(rd.hardState());
+    assertTrue(!core.hasReady());
+
+    core.propose(List.of(b("x")));
+    rd = core.ready();
+    assertEquals(null, rd.softState(), "unchanged");
+    assertEquals(new HardState(1, 1, 2), rd.hardState());
+    assertEquals(List.of(Entry.normal(1, 2, b("x"))), rd.entries());
+    assertEquals(List.of(Entry.normal(1, 2, b("x"))), rd.committedEntries());
+  }
+
+  @Test
+  void readIndexWithoutALeaderIsRefused() {
+    RaftCore core = new RaftCore(config(0), new MemoryStorage());
+    assertThrows(ProposalDroppedException.class, () -> core.readIndex(b("r")));
+  }
+
+  @Test
+  void aReadAfterRestartWaitsForTheNewTermsNoOp() {
+    MemoryStorage storage = new MemoryStorage();
+    RaftCore core = new RaftCore(config(0), storage);
+    core.campaign();
+    core.propose(List.of(b("a")));
+    drain(core, storage, new ArrayList<>());
+
+    RaftCore restarted = new RaftCore(config(2), storage);
+    restarted.campaign();
+    restarted.readIndex(b("r"));
+    List<ReadState> reads = new ArrayList<>();
+    drain(restarted, storage, reads);
+    assertEquals(List.of(new ReadState(3, b("r"))), reads, "the read index is the new term's no-op");
+  }
+
+  @Test
+  void restartCommitsAPersistedButUncommittedTailAfterCampaigning() {
+    // The journal holds entries 1..5 of term 1 but the last durable commit was 3, and the state
+    // machine had applied 2.
+    MemoryStorage storage = new MemoryStorage();
+    List<Entry> log = new ArrayList<>();
+    for (long i = 1; i <= 5; i++) {
+      log.add(Entry.normal(1, i, b("e" + i)));
+    }
+    storage.append(log);
+    storage.setHardState(new HardState(1, 1, 3));
+    RaftCore core = new RaftCore(config(2), storage);
+    assertEquals(3, core.committedIndex());
+    List<Entry> applied = drain(core, storage, new ArrayList<>());
+    assertEquals(List.of(b("e3")), applied.stream().map(Entry::data).toList(), "committed, not applied");
+    core.campaign();
+    applied = drain(core, storage, new ArrayList<>());
+    assertEquals(List.of(4L, 5L, 6L), applied.stream().map(Entry::index).toList());
+    assertEquals(new HardState(2, 1, 6), storage.hardState());
+  }
+
+  @Test
+  void restartWithNothingAppliedRedeliversEveryCommittedEntry() {
+    MemoryStorage storage = new MemoryStorage();
+    RaftCore core = new RaftCore(config(0), storage);
+    core.campaign();
+    core.propose(List.of(b("a")));
+    core.propose(List.of(b("b")));
+    drain(core, storage, new ArrayList<>());
+    RaftCore restarted = new RaftCore(config(0), storage);
+    List<Entry> applied = drain(restarted, storage, new ArrayList<>());
+    assertEquals(List.of(1L, 2L, 3L), applied.stream().map(Entry::index).toList());
+    assertEquals(StateRole.FOLLOWER, restarted.role(), "no election before campaign or a timeout");
+  }
+
+  @Test
+  void theVoteSurvivesARestart() {
+    MemoryStorage storage = new MemoryStorage();
+    storage.setHardState(new HardState(4, 7, 0));
+    RaftCore core = new RaftCore(config(0), storage);
+    assertEquals(4, core.term());
+    assertTrue(!core.hasReady(), "nothing changed, so no hard state to persist again");
+    core.campaign();
+    assertEquals(5, core.term());
+  }
 }

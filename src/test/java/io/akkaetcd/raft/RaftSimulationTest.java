@@ -19,8 +19,10 @@ import org.junit.jupiter.params.provider.ValueSource;
  * A seeded simulated network of RaftCores: messages are delayed, reordered, dropped and
  * duplicated, members are partitioned and restarted from their durable storage. After every step
  * it checks Raft's safety properties (Raft §5.2, §5.3, §5.4, Figure 3): election safety, log
- * matching, leader completeness and state-machine safety. On failure the seed is printed; replay
- * one run with {@code -Draft.sim.seed=N}.
+ * matching, leader completeness and state-machine safety, and that every read index covers
+ * whatever was committed before the read was asked (linearizable reads, thesis §6.4). On failure
+ * the seed is printed; replay one run with {@code -Draft.sim.seed=N}; {@code -Draft.sim.runs=N}
+ * runs more random seeds.
  */
 class RaftSimulationTest {
   private static final int STEPS = 6000;
@@ -56,6 +58,11 @@ class RaftSimulationTest {
    * committed in is at most that, so every leader of a higher term must hold it.
    */
   private final Map<Long, Long> committedByTerm = new HashMap<>();
+  /** read context → the highest commit index any member knew when the read was asked. */
+  private final Map<String, Long> readsAsked = new HashMap<>();
+  private final Set<String> readsDone = new HashSet<>();
+  private int readsAnswered;
+  private boolean lossless;
   private int now;
   private int proposalsCommitted;
 
@@ -63,7 +70,7 @@ class RaftSimulationTest {
   @ValueSource(ints = {3, 5})
   void safetyHoldsUnderFaults(int size) {
     String fixed = System.getProperty("raft.sim.seed");
-    int runs = fixed != null ? 1 : 6;
+    int runs = fixed != null ? 1 : Integer.getInteger("raft.sim.runs", 6);
     for (int run = 0; run < runs; run++) {
       long seed = fixed != null ? Long.parseLong(fixed) : System.nanoTime() + run;
       try {
@@ -89,6 +96,10 @@ class RaftSimulationTest {
     leaderOfTerm.clear();
     appliedAt.clear();
     committedByTerm.clear();
+    readsAsked.clear();
+    lossless = false;
+    readsDone.clear();
+    readsAnswered = 0;
     now = 0;
     proposalsCommitted = 0;
     int proposalNo = 0;
@@ -107,6 +118,16 @@ class RaftSimulationTest {
         } catch (ProposalDroppedException ignored) {
           // no leader known: a client would retry
         }
+      } else if (action < 90) {
+        Node n = node(random.nextInt(size));
+        String ctx = n.id + ":r" + step;
+        long known = nodes.stream().mapToLong(x -> x.core.committedIndex()).max().orElse(0);
+        try {
+          n.core.readIndex(ByteString.copyFromUtf8(ctx));
+          readsAsked.put(ctx, known);
+        } catch (ProposalDroppedException ignored) {
+          // no leader known
+        }
       } else if (action < 93) {
         changePartition(size);
       } else if (action < 95) {
@@ -117,8 +138,9 @@ class RaftSimulationTest {
       nodes.forEach(this::drain);
       checkSafety();
     }
-    // Heal and let the cluster settle: it must make progress and converge.
+    // Heal and let the cluster settle on a lossless network: it must make progress and converge.
     isolated.clear();
+    lossless = true;
     for (int i = 0; i < 3000; i++) {
       now++;
       deliverAll();
@@ -129,6 +151,13 @@ class RaftSimulationTest {
     Node leader = nodes.stream().filter(n -> n.core.role() == StateRole.LEADER).findFirst()
         .orElseThrow(() -> new AssertionError("no leader after healing"));
     leader.core.propose(List.of(ByteString.copyFromUtf8("final")));
+    List<String> finalReads = new ArrayList<>();
+    for (Node n : nodes) {
+      String ctx = n.id + ":final";
+      readsAsked.put(ctx, nodes.stream().mapToLong(x -> x.core.committedIndex()).max().orElse(0));
+      n.core.readIndex(ByteString.copyFromUtf8(ctx));
+      finalReads.add(ctx);
+    }
     for (int i = 0; i < 200; i++) {
       now++;
       deliverAll();
@@ -140,9 +169,11 @@ class RaftSimulationTest {
     for (Node n : nodes) {
       assertEquals(commit, n.applied, "member " + n.id + " converged");
     }
+    assertTrue(readsDone.containsAll(finalReads), "every read on the healed cluster was answered");
     assertTrue(appliedAt.values().stream().anyMatch(e -> e.data().toStringUtf8().equals("final")));
     assertTrue(proposalsCommitted > 50, "the faulty phase made progress too: " + proposalsCommitted);
     assertTrue(leaderOfTerm.size() > 1, "leadership changed under faults");
+    assertTrue(readsAnswered > size, "reads were answered under faults too: " + readsAnswered);
   }
 
   private Node node(int i) {
@@ -157,11 +188,11 @@ class RaftSimulationTest {
         n.storage.setHardState(rd.hardState());
       }
       for (Message m : rd.messages()) {
-        if (random.nextInt(100) < 5) {
+        if (!lossless && random.nextInt(100) < 5) {
           continue; // dropped
         }
         network.add(new InFlight(m, now + random.nextInt(8)));
-        if (random.nextInt(100) < 3) {
+        if (!lossless && random.nextInt(100) < 3) {
           network.add(new InFlight(m, now + random.nextInt(20))); // duplicated
         }
       }
@@ -179,6 +210,21 @@ class RaftSimulationTest {
         if (!e.data().isEmpty()) {
           proposalsCommitted++;
         }
+      }
+      for (ReadState rs : rd.readStates()) {
+        // A duplicated response may answer a read twice; the driver ignores contexts it no longer waits for.
+        Long known = readsAsked.get(rs.requestCtx().toStringUtf8());
+        if (known == null || !rs.requestCtx().toStringUtf8().startsWith(n.id + ":")) {
+          throw new AssertionError("member " + n.id + " got an answer to a read it did not ask: " + rs);
+        }
+        if (!readsDone.add(rs.requestCtx().toStringUtf8())) {
+          continue;
+        }
+        if (rs.index() < known) {
+          throw new AssertionError("linearizable read: " + rs + " on member " + n.id
+              + " misses index " + known + ", committed before the read was asked");
+        }
+        readsAnswered++;
       }
       n.core.advance(rd);
       if (n.core.role() == StateRole.LEADER) {
@@ -201,9 +247,12 @@ class RaftSimulationTest {
     if (due.isEmpty()) {
       return;
     }
-    InFlight f = due.get(random.nextInt(due.size())); // any due message: reordering
-    network.remove(f);
-    deliver(f.m());
+    // A few due messages in random order: reordering among everything due.
+    for (int i = 1 + random.nextInt(4); i > 0 && !due.isEmpty(); i--) {
+      InFlight f = due.remove(random.nextInt(due.size()));
+      network.remove(f);
+      deliver(f.m());
+    }
   }
 
   private void deliverAll() {
@@ -216,11 +265,8 @@ class RaftSimulationTest {
     if (isolated.contains(m.from()) != isolated.contains(m.to())) {
       return; // cut by the partition
     }
-    try {
-      nodes.get((int) m.to() - 1).core.step(m);
-    } catch (ProposalDroppedException ignored) {
-      // a forwarded proposal that found no leader
-    }
+    // A forwarded proposal or read that finds no leader is dropped silently: step never throws.
+    nodes.get((int) m.to() - 1).core.step(m);
   }
 
   private void changePartition(int size) {
