@@ -83,7 +83,6 @@ public final class Lessor implements LeaseLookup {
       throw EtcdError.LEASE_EXIST.exception();
     }
     long ttl = Math.max(r.getTTL(), minTtl);
-    store.setAppliedIndex(raftIndex);
     store.putLease(r.getID(), ttl);
     leases.put(r.getID(), new Lease(r.getID(), ttl, ConcurrentHashMap.newKeySet()));
     return LeaseGrantResponse.newBuilder()

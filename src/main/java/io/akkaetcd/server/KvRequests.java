@@ -49,13 +49,9 @@ final class KvRequests implements MvccApplier.RequestApplier {
       }
       case COMPACTION -> {
         CompactResult c = kv.compact(store, r.getCompaction());
-        store.setAppliedIndex(index);
         yield r.getCompaction().getPhysical() ? c.durable().thenApply(v -> c.response()) : c.response();
       }
-      default -> {
-        store.setAppliedIndex(index);
-        yield null;
-      }
+      default -> null;
     };
   }
 }

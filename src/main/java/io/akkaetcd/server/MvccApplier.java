@@ -92,9 +92,10 @@ public final class MvccApplier extends AbstractBehavior<MvccApplier.Command> {
         replies.add(() -> reply(id, response));
       } catch (EtcdException ex) {
         // Validation failed before anything was written: the entry is applied as a no-op.
-        store.setAppliedIndex(e.index());
         replies.add(() -> wait.fail(id, ex));
       }
+      // Every entry is recorded as applied here, whatever it did, in the batch being written.
+      store.setAppliedIndex(e.index());
     }
     long revisionBefore = store.currentRevision();
     store.commitBatch();
