@@ -75,7 +75,7 @@ public final class Lessor implements LeaseLookup {
   }
 
   /** Applies a grant: the id is chosen by the proposer; a TTL below the minimum is raised. */
-  public LeaseGrantResponse grant(KvStore store, long raftIndex, LeaseGrantRequest r) {
+  public LeaseGrantResponse grant(KvStore store, LeaseGrantRequest r) {
     if (r.getTTL() > MAX_TTL) {
       throw EtcdError.LEASE_TTL_TOO_LARGE.exception();
     }

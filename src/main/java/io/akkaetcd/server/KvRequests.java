@@ -38,7 +38,7 @@ final class KvRequests implements MvccApplier.RequestApplier {
       case DELETE_RANGE -> observed(kv.deleteRange(store, index, r.getDeleteRange()));
       case TXN -> observed(kv.txn(store, index, r.getTxn()));
       case LEASE_GRANT -> {
-        var granted = lessor.grant(store, index, r.getLeaseGrant());
+        var granted = lessor.grant(store, r.getLeaseGrant());
         keeper.granted(granted.getID(), granted.getTTL());
         yield granted;
       }

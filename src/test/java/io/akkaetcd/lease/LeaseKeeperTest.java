@@ -54,7 +54,7 @@ class LeaseKeeperTest {
     assertTrue(l.get(7).isEmpty());
     // Attachments to unknown leases are ignored; known ones follow puts, re-puts and deletes.
     var store = new io.akkaetcd.apply.InMemoryKvStoreAccess().create();
-    l.grant(store, 1, io.akkaetcd.proto.etcdserverpb.LeaseGrantRequest.newBuilder().setID(7).setTTL(1).build());
+    l.grant(store, io.akkaetcd.proto.etcdserverpb.LeaseGrantRequest.newBuilder().setID(7).setTTL(1).build());
     assertEquals(2, l.get(7).orElseThrow().ttl(), "raised to the minimum");
     KeyValue withLease = KeyValue.newBuilder().setKey(key).setLease(7).build();
     l.observe(List.of(Event.newBuilder().setType(Event.EventType.PUT).setKv(withLease).build()));
