@@ -23,7 +23,12 @@ final class RaftLog {
     this.committed = storage.hardState().commit();
     this.applied = Math.max(applied, storage.firstIndex() - 1);
     if (this.applied > committed) {
-      // The state machine cannot be ahead of what was committed durably: trust the commit.
+      // The commit index is not written synchronously (JournalCodec.mustPersist), so the state
+      // machine may be ahead of the recorded commit: whatever was applied was committed.
+      if (this.applied > lastIndex()) {
+        throw new IllegalStateException("the state machine applied index " + this.applied
+            + " is beyond the last log index " + lastIndex() + ": the log lost entries");
+      }
       this.committed = this.applied;
     }
   }

@@ -122,6 +122,10 @@ public final class EtcdServer implements EtcdMember, AutoCloseable {
 
   /** Opens the data directory, starts the member and binds every --listen-client-urls. */
   public static EtcdServer start(ServerConfig config) {
+    if (java.util.concurrent.ForkJoinPool.getCommonPoolParallelism() < 2) {
+      log.warn("the JDK common pool has 1 thread, so every gRPC request starts a thread of its own: "
+          + "start the JVM with -D{}=2 (bin/akka-etcd does)", Main.COMMON_POOL_PARALLELISM);
+    }
     Path memberDir = config.dataDir().resolve("member");
     try {
       Files.createDirectories(memberDir);
@@ -152,7 +156,8 @@ public final class EtcdServer implements EtcdMember, AutoCloseable {
           MvccApplier.create(store, new KvRequests(kv, lessor, keeper), wait, applied, hub::committed), "applier",
           DispatcherSelector.fromConfig("akka-etcd.applier-dispatcher"));
       ActorRef<RaftMember.Command> raft = ctx.spawn(RaftMember.create(settings,
-          entries -> applier.tell(new MvccApplier.Apply(entries)), wait::fail, status), "raft");
+          entries -> applier.tell(new MvccApplier.Apply(entries)), wait::fail, status), "raft",
+          DispatcherSelector.fromConfig("akka-etcd.raft-dispatcher"));
       raftRef.complete(raft);
       // A member without its raft actor or its applier cannot serve: stop it rather than hang.
       ctx.watch(raft);

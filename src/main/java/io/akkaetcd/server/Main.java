@@ -11,7 +11,11 @@ public final class Main {
 
   private Main() {}
 
+  /** The system property that sizes the JDK's common pool; see {@link #ensureAsyncPool}. */
+  static final String COMMON_POOL_PARALLELISM = "java.util.concurrent.ForkJoinPool.common.parallelism";
+
   public static void main(String[] args) {
+    ensureAsyncPool();
     Map<String, String> values;
     ServerConfig config;
     try {
@@ -44,6 +48,20 @@ public final class Main {
     } catch (RuntimeException e) {
       org.slf4j.LoggerFactory.getLogger(Main.class).error("failed to start: {}", e.getMessage(), e);
       System.exit(1);
+    }
+  }
+
+  /**
+   * With fewer than 3 cores the JDK sizes its common pool to 1, and then every CompletableFuture
+   * "async" step without an executor starts a new thread. Akka gRPC's generated handlers take such a
+   * step for each request (a Scala future's thenCompose), which on a 2-core machine cost more CPU than
+   * the whole put path. A common pool of at least 2 keeps those steps on pooled threads. This must run
+   * before anything touches ForkJoinPool; an explicit -D setting wins.
+   */
+  static void ensureAsyncPool() {
+    if (System.getProperty(COMMON_POOL_PARALLELISM) == null) {
+      int cores = Runtime.getRuntime().availableProcessors();
+      System.setProperty(COMMON_POOL_PARALLELISM, Integer.toString(Math.max(2, cores - 1)));
     }
   }
 

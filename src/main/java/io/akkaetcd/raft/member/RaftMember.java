@@ -100,6 +100,8 @@ public final class RaftMember
   private long nextReadContext = 1;
   private boolean flushScheduled;
   private boolean handleReadyScheduled;
+  /** The hard state as the journal has it: term or vote changes against it must be written first. */
+  private io.akkaetcd.raft.HardState persistedHard;
 
   private RaftMember(ActorContext<Command> ctx, TimerScheduler<Command> timers, Settings settings,
       Consumer<List<Entry>> applier, BiConsumer<Long, Throwable> failProposal,
@@ -145,6 +147,7 @@ public final class RaftMember
     RaftConfig config = new RaftConfig(settings.memberId(), settings.voters(), settings.electionTicks(), 1,
         applied, 256, 1024 * 1024, true, true, RandomGenerator.of("L64X128MixRandom"));
     core = new RaftCore(config, log.storage);
+    persistedHard = log.storage.hardState();
     ctx.getLog().info("{} recovered raft log [first={}, last={}, term={}, commit={}, applied={}]",
         Long.toHexString(settings.memberId()), log.storage.firstIndex(), log.storage.lastIndex(),
         log.storage.hardState().term(), log.storage.hardState().commit(), applied);
@@ -220,7 +223,10 @@ public final class RaftMember
       ctx.getLog().info("{} became {} at term {} (leader {})", Long.toHexString(settings.memberId()),
           rd.softState().role(), core.term(), Long.toHexString(rd.softState().leader()));
     }
-    if (JournalCodec.mustPersist(rd)) {
+    if (JournalCodec.mustPersist(rd, persistedHard)) {
+      if (rd.hardState() != null) {
+        persistedHard = rd.hardState();
+      }
       return Effect().persist(JournalCodec.toEvent(rd)).thenRun(log -> afterPersist(rd));
     }
     return Effect().none().thenRun(log -> afterPersist(rd));
