@@ -42,7 +42,8 @@ public final class WatchService implements Watch {
         Source.<WatchResponse>queue(BUFFERED_RESPONSES).preMaterialize(system);
     ActorRef<WatchRouter.Command>[] self = new ActorRef[1];
     ActorRef<WatchRouter.Command> router = system.systemActorOf(
-        WatchRouter.create(member.store(), out.first(), member::header, progressInterval,
+        WatchRouter.create(member.store(), out.first(), member::header,
+            member.maxRequestBytes() + KvService.GRPC_OVERHEAD_BYTES, progressInterval,
             () -> hub.unregister(self[0])),
         "watch-stream-" + streams.incrementAndGet(),
         DispatcherSelector.fromConfig("akka-etcd.read-dispatcher"));

@@ -5,6 +5,7 @@ import akka.actor.typed.javadsl.AbstractBehavior;
 import akka.actor.typed.javadsl.ActorContext;
 import akka.actor.typed.javadsl.Behaviors;
 import akka.actor.typed.javadsl.Receive;
+import akka.actor.typed.javadsl.TimerScheduler;
 import akka.stream.BoundedSourceQueue;
 import akka.stream.QueueOfferResult;
 import com.google.protobuf.ByteString;
@@ -16,6 +17,7 @@ import io.akkaetcd.proto.etcdserverpb.WatchRequest;
 import io.akkaetcd.proto.etcdserverpb.WatchResponse;
 import io.akkaetcd.proto.mvccpb.Event;
 import java.time.Duration;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
@@ -35,12 +37,18 @@ import java.util.function.LongFunction;
  * bounded and other streams are not slowed. A watch whose cursor falls behind the compaction
  * revision is canceled with compact_revision, as etcd does.
  *
+ * <p>Control responses (created, canceled, progress) are never dropped: they wait in order in
+ * {@link #control} until the buffer takes them, and no events are offered while any wait, so a
+ * watch's created response always precedes its events.
+ *
  * <p>Invariant: every event is sent at most once per watch and in revision order, since a cursor
  * only moves forward past what was accepted.
  */
 public final class WatchRouter extends AbstractBehavior<WatchRouter.Command> {
   static final int MAX_REVISIONS_PER_BATCH = 1000;
   static final Duration SYNC_INTERVAL = Duration.ofMillis(100);
+  /** How soon a full buffer is first tried again; each further miss doubles it, up to the sync interval. */
+  static final Duration FIRST_RETRY = Duration.ofMillis(1);
   private static final ByteString NUL = ByteString.copyFrom(new byte[] {0});
 
   public sealed interface Command {}
@@ -56,6 +64,8 @@ public final class WatchRouter extends AbstractBehavior<WatchRouter.Command> {
 
   private enum Sync implements Command { INSTANCE }
 
+  private enum Retry implements Command { INSTANCE }
+
   private enum ProgressNotify implements Command { INSTANCE }
 
   /** One watch: its key range, options and cursor. Confined to the router. */
@@ -67,6 +77,7 @@ public final class WatchRouter extends AbstractBehavior<WatchRouter.Command> {
     final boolean noDelete;
     final boolean prevKv;
     final boolean progressNotify;
+    final boolean fragment;
     long next;
 
     Watch(long id, WatchCreateRequest c, long next) {
@@ -77,6 +88,7 @@ public final class WatchRouter extends AbstractBehavior<WatchRouter.Command> {
       this.noDelete = c.getFiltersList().contains(WatchCreateRequest.FilterType.NODELETE);
       this.prevKv = c.getPrevKv();
       this.progressNotify = c.getProgressNotify();
+      this.fragment = c.getFragment();
       this.next = next;
     }
 
@@ -97,28 +109,38 @@ public final class WatchRouter extends AbstractBehavior<WatchRouter.Command> {
   }
 
   /**
+   * @param maxResponseBytes the size from which a watch that asked for fragments gets its events in
+   *     fragments (etcd: --max-request-bytes plus gRPC's 512 KiB overhead)
    * @param progressInterval how often a synced watch that asked for progress notifications gets an
    *     empty response with the current revision (--experimental-watch-progress-notify-interval)
    */
   public static Behavior<Command> create(KvStore store, BoundedSourceQueue<WatchResponse> out,
-      LongFunction<ResponseHeader> header, Duration progressInterval, Runnable onStop) {
+      LongFunction<ResponseHeader> header, int maxResponseBytes, Duration progressInterval, Runnable onStop) {
     return Behaviors.setup(ctx -> Behaviors.withTimers(timers -> {
       timers.startTimerWithFixedDelay(Sync.INSTANCE, SYNC_INTERVAL);
       timers.startTimerWithFixedDelay(ProgressNotify.INSTANCE, progressInterval);
-      return new WatchRouter(ctx, store, out, header, onStop);
+      return new WatchRouter(ctx, timers, store, out, header, maxResponseBytes, onStop);
     }));
   }
 
   private final KvStore store;
   private final BoundedSourceQueue<WatchResponse> out;
   private final LongFunction<ResponseHeader> header;
+  private final int maxResponseBytes;
   private final Runnable onStop;
   private final Map<Long, Watch> watches = new LinkedHashMap<>();
+  /** Control responses the buffer did not take yet, oldest first. */
+  private final ArrayDeque<WatchResponse> control = new ArrayDeque<>();
+  private final TimerScheduler<Command> timers;
+  private Duration retryDelay = FIRST_RETRY;
   private long nextWatchId;
 
-  private WatchRouter(ActorContext<Command> ctx, KvStore store, BoundedSourceQueue<WatchResponse> out,
-      LongFunction<ResponseHeader> header, Runnable onStop) {
+  private WatchRouter(ActorContext<Command> ctx, TimerScheduler<Command> timers, KvStore store,
+      BoundedSourceQueue<WatchResponse> out, LongFunction<ResponseHeader> header, int maxResponseBytes,
+      Runnable onStop) {
     super(ctx);
+    this.timers = timers;
+    this.maxResponseBytes = maxResponseBytes;
     this.store = store;
     this.out = out;
     this.header = header;
@@ -131,6 +153,7 @@ public final class WatchRouter extends AbstractBehavior<WatchRouter.Command> {
         .onMessage(Request.class, this::onRequest)
         .onMessage(Committed.class, c -> sync())
         .onMessageEquals(Sync.INSTANCE, this::sync)
+        .onMessageEquals(Retry.INSTANCE, this::sync)
         .onMessageEquals(ProgressNotify.INSTANCE, this::notifyProgress)
         .onMessageEquals(StreamEnded.INSTANCE, this::stop)
         .build();
@@ -153,14 +176,14 @@ public final class WatchRouter extends AbstractBehavior<WatchRouter.Command> {
       case CANCEL_REQUEST -> {
         long id = req.getCancelRequest().getWatchId();
         if (watches.remove(id) != null) {
-          send(response(id).setCanceled(true));
+          sendControl(response(id).setCanceled(true));
         }
       }
       case PROGRESS_REQUEST -> {
         long current = store.currentRevision();
         // etcd answers a progress request only when every watch has seen everything.
         if (watches.values().stream().allMatch(w -> w.next > current)) {
-          send(WatchResponse.newBuilder().setHeader(header.apply(current)).setWatchId(-1));
+          sendControl(WatchResponse.newBuilder().setHeader(header.apply(current)).setWatchId(-1));
         }
       }
       default -> { }
@@ -173,7 +196,7 @@ public final class WatchRouter extends AbstractBehavior<WatchRouter.Command> {
     long current = store.currentRevision();
     for (Watch w : watches.values()) {
       if (w.progressNotify && w.next > current) {
-        send(response(w.id));
+        sendControl(response(w.id));
       }
     }
     return this;
@@ -183,13 +206,13 @@ public final class WatchRouter extends AbstractBehavior<WatchRouter.Command> {
     long current = store.currentRevision();
     long id = c.getWatchId() != 0 ? c.getWatchId() : nextFreeId();
     if (watches.containsKey(id)) {
-      send(response(id).setCreated(true).setCanceled(true)
+      sendControl(response(id).setCreated(true).setCanceled(true)
           .setCancelReason("mvcc: duplicate watch ID provided on the WatchStream"));
       return;
     }
     long start = c.getStartRevision() > 0 ? c.getStartRevision() : current + 1;
     watches.put(id, new Watch(id, c, start));
-    send(response(id).setCreated(true));
+    sendControl(response(id).setCreated(true));
   }
 
   private long nextFreeId() {
@@ -201,21 +224,25 @@ public final class WatchRouter extends AbstractBehavior<WatchRouter.Command> {
 
   /** Brings every watch as far forward as the output buffer takes. */
   private Behavior<Command> sync() {
+    if (!flushControl()) {
+      return this;
+    }
     long current = store.currentRevision();
     for (int round = 0; round < 100; round++) {
       long compacted = store.compactRevision();
       for (Iterator<Watch> it = watches.values().iterator(); it.hasNext(); ) {
         Watch w = it.next();
         if (w.next <= compacted) {
-          if (!send(response(w.id).setCanceled(true).setCompactRevision(compacted))) {
-            return this;
-          }
+          control.add(response(w.id).setCanceled(true).setCompactRevision(compacted).build());
           it.remove();
         }
       }
+      if (!flushControl()) {
+        return this;
+      }
       long from = watches.values().stream().mapToLong(w -> w.next).min().orElse(Long.MAX_VALUE);
       if (from > current) {
-        return this;
+        break;
       }
       long to = Math.min(current, from + MAX_REVISIONS_PER_BATCH - 1);
       List<Event> events;
@@ -235,15 +262,32 @@ public final class WatchRouter extends AbstractBehavior<WatchRouter.Command> {
             mine.add(w.prevKv ? e : e.toBuilder().clearPrevKv().build());
           }
         }
-        if (mine.isEmpty() || send(response(w.id).addAllEvents(mine))) {
+        if (mine.isEmpty()) {
+          w.next = to + 1;
+          continue;
+        }
+        WatchResponse whole = response(w.id).addAllEvents(mine).build();
+        List<WatchResponse> parts = w.fragment ? Fragments.split(whole, maxResponseBytes) : List.of(whole);
+        if (parts.size() > 1) {
+          // fragments go as control responses: all of them, in order, before this watch's next events
+          control.addAll(parts);
+          w.next = to + 1;
+        } else if (send(whole)) {
           w.next = to + 1;
         } else {
           blocked = true; // the client reads slowly: this watch catches up from history later
         }
       }
-      if (to == current || blocked) {
+      if (blocked) {
+        retrySoon();
         return this;
       }
+      if (to == current) {
+        break;
+      }
+    }
+    if (flushControl()) {
+      retryDelay = FIRST_RETRY;
     }
     return this;
   }
@@ -252,9 +296,43 @@ public final class WatchRouter extends AbstractBehavior<WatchRouter.Command> {
     return WatchResponse.newBuilder().setHeader(header.apply(store.currentRevision())).setWatchId(watchId);
   }
 
+  /** Queues a control response behind those still waiting and offers what the buffer takes. */
+  private void sendControl(WatchResponse.Builder r) {
+    control.add(r.build());
+    flushControl();
+  }
+
+  /**
+   * Offers waiting control responses in order; true when none is left. While some wait, a retry
+   * comes soon: a client that reads keeps the wait short. A closed stream takes nothing, and its
+   * end stops the router.
+   */
+  private boolean flushControl() {
+    while (!control.isEmpty()) {
+      QueueOfferResult result = out.offer(control.peek());
+      if (result == QueueOfferResult.dropped()) {
+        retrySoon();
+        return false;
+      }
+      control.poll();
+    }
+    return true;
+  }
+
+  /**
+   * The buffer is full: try again after a delay that doubles while the client does not read, so a
+   * stalled client costs a read every 100 ms at most, and one that reads is served within a millisecond.
+   */
+  private void retrySoon() {
+    if (!timers.isTimerActive(Retry.INSTANCE)) {
+      timers.startSingleTimer(Retry.INSTANCE, retryDelay);
+      retryDelay = retryDelay.multipliedBy(2).compareTo(SYNC_INTERVAL) > 0 ? SYNC_INTERVAL : retryDelay.multipliedBy(2);
+    }
+  }
+
   /** Offers a response to the stream's bounded buffer; false if it is full (try again later). */
-  private boolean send(WatchResponse.Builder r) {
-    QueueOfferResult result = out.offer(r.build());
+  private boolean send(WatchResponse r) {
+    QueueOfferResult result = out.offer(r);
     return result == QueueOfferResult.enqueued();
   }
 }

@@ -114,4 +114,61 @@ class EtcdctlWatchDifferentialTest {
     }
     return result;
   }
+
+  /**
+   * {@code etcdctl watch -i}: watch commands read from stdin. One command per session (the output
+   * of two watches interleaves differently from run to run); stdin is closed once the events are
+   * printed, and etcdctl then ends with its EOF error, which must be the same too.
+   */
+  @Test
+  void interactiveWatchPrintsWhatEtcdPrints() throws Exception {
+    String peer = "http://127.0.0.1:" + Ports.free();
+    try (ServerProcess etcd = ServerProcess.start(ServerProcess.Kind.ETCD, peer, List.of());
+         ServerProcess akka = ServerProcess.start(ServerProcess.Kind.AKKA_ETCD, peer, List.of())) {
+      for (String command : List.of("watch --prefix f --rev 2 --prev-kv", "watch foo --rev 3", "watch a zzz --rev 2")) {
+        assertEquals(interactive(etcd, command), interactive(akka, command), command + "\n" + akka.log());
+      }
+    }
+  }
+
+  /** Writes the same keys, runs one interactive watch until it shows the last write, then closes stdin. */
+  private static String interactive(ServerProcess server, String command) throws Exception {
+    String e = server.endpoint();
+    if (Etcdctl.run(e, "get", "zz-end").stdout().isEmpty()) {
+      Etcdctl.run(e, "put", "foo", "1");       // 2
+      Etcdctl.run(e, "put", "fa", "2");        // 3
+      Etcdctl.run(e, "put", "foo", "3");       // 4
+      Etcdctl.run(e, "del", "fa");             // 5
+      Etcdctl.run(e, "put", "zz-end", "x");    // 6
+    }
+    Path out = Files.createTempFile("watch-i", ".out");
+    ProcessBuilder pb = new ProcessBuilder("etcdctl", "--endpoints=" + e, "watch", "-i")
+        .redirectErrorStream(true).redirectOutput(out.toFile());
+    pb.environment().put("ETCDCTL_API", "3");
+    Process p = pb.start();
+    try {
+      p.getOutputStream().write((command + "\n").getBytes());
+      p.getOutputStream().flush();
+      // the last event printed in full (a delete with prev-kv: previous key and value, key, empty value)
+      String marker = command.startsWith("watch foo") ? "foo\n3\n" : "zz-end\nx\n";
+      if (command.contains("--prefix f")) {
+        marker = "DELETE\nfa\n2\nfa\n\n";
+      }
+      Instant deadline = Instant.now().plus(Duration.ofSeconds(30));
+      while (!Files.readString(out).contains(marker)) {
+        if (Instant.now().isAfter(deadline)) {
+          throw new AssertionError(command + " on " + server.kind() + " never showed " + marker + ":\n" + Files.readString(out));
+        }
+        Thread.onSpinWait();
+      }
+      p.getOutputStream().close();
+      if (!p.waitFor(30, TimeUnit.SECONDS)) {
+        throw new AssertionError("etcdctl watch -i did not end at EOF on " + server.kind());
+      }
+      return Files.readString(out) + "exit " + p.exitValue();
+    } finally {
+      p.destroyForcibly();
+      Files.deleteIfExists(out);
+    }
+  }
 }

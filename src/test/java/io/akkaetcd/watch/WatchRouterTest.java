@@ -50,7 +50,7 @@ class WatchRouterTest {
       Pair<BoundedSourceQueue<WatchResponse>, SinkQueueWithCancel<WatchResponse>> stream =
           Source.<WatchResponse>queue(4).toMat(Sink.queue(1), Keep.both()).run(testKit.system());
       ActorRef<WatchRouter.Command> router = testKit.spawn(WatchRouter.create(store, stream.first(),
-          rev -> ResponseHeader.newBuilder().setRevision(rev).build(), java.time.Duration.ofMinutes(10), () -> { }));
+          rev -> ResponseHeader.newBuilder().setRevision(rev).build(), 1 << 20, java.time.Duration.ofMinutes(10), () -> { }));
       router.tell(new WatchRouter.Request(WatchRequest.newBuilder().setCreateRequest(
           WatchCreateRequest.newBuilder().setKey(ByteString.copyFromUtf8("k"))
               .setRangeEnd(ByteString.copyFromUtf8("l")).setStartRevision(2)).build()));
@@ -90,7 +90,7 @@ class WatchRouterTest {
       Pair<BoundedSourceQueue<WatchResponse>, SinkQueueWithCancel<WatchResponse>> stream =
           Source.<WatchResponse>queue(2).toMat(Sink.queue(1), Keep.both()).run(testKit.system());
       ActorRef<WatchRouter.Command> router = testKit.spawn(WatchRouter.create(store, stream.first(),
-          rev -> ResponseHeader.newBuilder().setRevision(rev).build(), java.time.Duration.ofMinutes(10), () -> { }));
+          rev -> ResponseHeader.newBuilder().setRevision(rev).build(), 1 << 20, java.time.Duration.ofMinutes(10), () -> { }));
       router.tell(new WatchRouter.Request(WatchRequest.newBuilder().setCreateRequest(
           WatchCreateRequest.newBuilder().setKey(ByteString.copyFromUtf8("k")).setStartRevision(2)).build()));
       for (int i = 0; i < 30; i++) {
@@ -119,6 +119,87 @@ class WatchRouterTest {
         assertEquals(20, last.getCompactRevision(), "canceled with the compaction revision");
         assertTrue(seen.isEmpty() || seen.get(seen.size() - 1) < 20 + 10, "stopped where history was lost: " + seen);
       }
+    }
+  }
+
+  private static ActorRef<WatchRouter.Command> router(KvStore store, BoundedSourceQueue<WatchResponse> out, int maxResponseBytes) {
+    return testKit.spawn(WatchRouter.create(store, out, rev -> ResponseHeader.newBuilder().setRevision(rev).build(),
+        maxResponseBytes, java.time.Duration.ofMinutes(10), () -> { }));
+  }
+
+  private static WatchRequest create(WatchCreateRequest.Builder c) {
+    return WatchRequest.newBuilder().setCreateRequest(c).build();
+  }
+
+  @Test
+  void aBurstOfCreatesLargerThanTheBufferGetsEveryCreatedResponseBeforeAnyEvent() throws Exception {
+    try (MvccStore store = MvccStore.open(Files.createTempDirectory("router"))) {
+      Pair<BoundedSourceQueue<WatchResponse>, SinkQueueWithCancel<WatchResponse>> stream =
+          Source.<WatchResponse>queue(4).toMat(Sink.queue(1), Keep.both()).run(testKit.system());
+      ActorRef<WatchRouter.Command> router = router(store, stream.first(), 1 << 20);
+      int watches = 200;
+      for (int i = 0; i < watches; i++) {
+        router.tell(new WatchRouter.Request(create(WatchCreateRequest.newBuilder().setKey(ByteString.copyFromUtf8("k")).setStartRevision(2))));
+      }
+      put(store, 1, "k", "v");
+      router.tell(new WatchRouter.Committed(store.currentRevision()));
+
+      java.util.Set<Long> created = new java.util.HashSet<>();
+      java.util.Set<Long> gotEvent = new java.util.HashSet<>();
+      while (gotEvent.size() < watches) {
+        WatchResponse r = stream.second().pull().toCompletableFuture().get(10, TimeUnit.SECONDS).orElseThrow();
+        if (r.getCreated()) {
+          assertTrue(created.add(r.getWatchId()), "one created response per watch");
+        } else {
+          assertTrue(created.contains(r.getWatchId()), "created before events: " + r.getWatchId());
+          assertEquals(1, r.getEventsCount());
+          assertTrue(gotEvent.add(r.getWatchId()), "one event per watch");
+        }
+      }
+      assertEquals(watches, created.size());
+    }
+  }
+
+  @Test
+  void aWatchThatAsksForFragmentsGetsABigRevisionInFragmentsByEtcdsRule() throws Exception {
+    try (MvccStore store = MvccStore.open(Files.createTempDirectory("router"))) {
+      Pair<BoundedSourceQueue<WatchResponse>, SinkQueueWithCancel<WatchResponse>> stream =
+          Source.<WatchResponse>queue(64).toMat(Sink.queue(1), Keep.both()).run(testKit.system());
+      int limit = 1000;
+      ActorRef<WatchRouter.Command> router = router(store, stream.first(), limit);
+      router.tell(new WatchRouter.Request(create(WatchCreateRequest.newBuilder().setKey(ByteString.copyFromUtf8("a"))
+          .setRangeEnd(ByteString.copyFromUtf8("b")).setFragment(true).setWatchId(1))));
+      router.tell(new WatchRouter.Request(create(WatchCreateRequest.newBuilder().setKey(ByteString.copyFromUtf8("a"))
+          .setRangeEnd(ByteString.copyFromUtf8("b")).setWatchId(2))));
+      // one revision with 10 events of about 300 bytes: about 3 KB, three times the limit
+      KvStore.WriteTxn t = store.beginTxn(1);
+      for (int i = 0; i < 10; i++) {
+        t.put(ByteString.copyFromUtf8("a" + i), ByteString.copyFromUtf8("x".repeat(300)), 0);
+      }
+      t.end();
+      store.commitBatch();
+      router.tell(new WatchRouter.Committed(store.currentRevision()));
+
+      List<WatchResponse> fragments = new ArrayList<>();
+      List<WatchResponse> whole = new ArrayList<>();
+      while (whole.isEmpty() || fragments.isEmpty() || fragments.get(fragments.size() - 1).getFragment()) {
+        WatchResponse r = stream.second().pull().toCompletableFuture().get(10, TimeUnit.SECONDS).orElseThrow();
+        if (r.getCreated()) {
+          continue;
+        }
+        (r.getWatchId() == 1 ? fragments : whole).add(r);
+      }
+      assertEquals(1, whole.size(), "without fragment=true, the revision comes whole");
+      assertEquals(10, whole.get(0).getEventsCount());
+      assertTrue(fragments.size() >= 3, "split: " + fragments.size());
+      List<Event> joined = new ArrayList<>();
+      for (int i = 0; i < fragments.size(); i++) {
+        WatchResponse f = fragments.get(i);
+        assertEquals(i < fragments.size() - 1, f.getFragment(), "fragment=true on all but the last");
+        assertTrue(f.getSerializedSize() < limit || f.getEventsCount() == 1, "each fragment under the limit");
+        joined.addAll(f.getEventsList());
+      }
+      assertEquals(whole.get(0).getEventsList(), joined, "the fragments join into the whole revision");
     }
   }
 }
