@@ -1,0 +1,69 @@
+package io.akkaetcd.loadtest;
+
+import io.grpc.ManagedChannel;
+import java.util.Arrays;
+import java.util.List;
+
+/**
+ * An etcd-benchmark-equivalent load tool speaking the etcd v3 gRPC API to any etcd-compatible
+ * endpoint. Run {@code loadtest/benchmark --help}.
+ */
+public final class Benchmark {
+  static final String USAGE = String.join("\n",
+      "usage: loadtest/benchmark <command> [flags]",
+      "",
+      "commands:",
+      "  put                      puts of --key-size/--val-size over --key-space-size keys",
+      "  range KEY [END]          ranges, --consistency l (linearizable) or s (serializable)",
+      "  txn-put                  compare-and-swap Txns, each client on its own key",
+      "  txn-mixed                Txns reading or writing a random key, --rw-ratio reads per write",
+      "  watch                    --streams x --watchers-per-stream watchers over --key-space-size keys,",
+      "                           then --put-total puts as fast as --put-clients can: creation and delivery",
+      "  watch-latency            the same on one key with --put-rate puts/s (default 100): delivery latency",
+      "  watch-get                serializable gets while watchers watch the key a writer changes",
+      "  lease-keepalive          keep-alives over --leases leases (default 1000), one stream per client",
+      "",
+      "common flags (etcd benchmark's names and defaults):",
+      "  --endpoints 127.0.0.1:2379   --conns 1   --clients 1   --total 10000   --rate 0 (unlimited)",
+      "  --key-size 8   --val-size 8   --key-space-size 1   --sequential-keys false   --consistency l",
+      "",
+      "Every run ends with one machine-readable line per report: RESULT {json}.");
+
+  private Benchmark() {}
+
+  public static void main(String[] args) throws Exception {
+    Options o = new Options(args);
+    if (o.positional.isEmpty() || o.has("help")) {
+      System.out.println(USAGE);
+      return;
+    }
+    List<String> endpoints = Arrays.asList(o.string("endpoints", "127.0.0.1:2379").split(","));
+    List<ManagedChannel> channels = Rpc.channels(endpoints, o.integer("conns", 1));
+    try {
+      for (Report r : run(o, channels)) System.out.print(r.print());
+    } finally {
+      Rpc.shutdown(channels);
+    }
+  }
+
+  /** Runs the command named by the first positional argument. */
+  static List<Report> run(Options o, List<ManagedChannel> ch) throws InterruptedException {
+    int clients = o.integer("clients", 1);
+    long total = o.longValue("total", 10000);
+    double rate = o.decimal("rate", 0);
+    String command = o.positional.get(0);
+    List<Report> reports = switch (command) {
+      case "put" -> List.of(KvLoad.put(o, ch, clients, total, rate));
+      case "range" -> List.of(KvLoad.range(o, ch, clients, total, rate));
+      case "txn-put" -> List.of(KvLoad.txnPut(o, ch, clients, total, rate));
+      case "txn-mixed" -> List.of(KvLoad.txnMixed(o, ch, clients, total, rate));
+      case "watch" -> WatchLoad.watch(o, ch, "watch", o.integer("key-space-size", 1000), 0);
+      case "watch-latency" -> WatchLoad.watch(o, ch, "watch-latency", 1, 100);
+      case "watch-get" -> WatchLoad.watchGet(o, ch, clients, total);
+      case "lease-keepalive" -> LeaseLoad.keepAlive(o, ch, clients, total, rate);
+      default -> throw new IllegalArgumentException("unknown command " + command + "\n" + USAGE);
+    };
+    o.checkAllUsed();
+    return reports;
+  }
+}

@@ -1,0 +1,245 @@
+package io.akkaetcd.loadtest;
+
+import com.google.protobuf.ByteString;
+import io.akkaetcd.proto.etcdserverpb.PutRequest;
+import io.grpc.ManagedChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.LocalDate;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * Runs the same suite against real etcd and akka-etcd, one after the other on the same machine, and
+ * prints akka-etcd ÷ etcd for every figure. Run {@code loadtest/compare --help}.
+ */
+public final class Compare {
+  /** One benchmark run of the suite: a label and the benchmark command line. */
+  record Workload(String label, String args) {}
+
+  /** What one server scored on one workload. */
+  record Score(double rps, double p50, double p99, double cpuMicrosPerOp, String note) {}
+
+  private static final String USAGE = String.join("\n",
+      "usage: loadtest/compare [--suite quick|full] [--rounds 3] [--big] [--etcd PATH] [--akka-etcd PATH] [--work DIR]",
+      "                        [--idle-watches 100000] [--held-leases 100000]",
+      "",
+      "Starts etcd and akka-etcd (one member each, same flags, free loopback ports, fresh data dirs),",
+      "measures memory per idle watch and per lease on the fresh servers, warms both up, then runs each",
+      "workload on both in turn, --rounds times in alternating order, and prints a table of medians and",
+      "akka-etcd / etcd ratios with server CPU per operation. --big adds 1,000,000 keys (8-byte keys,",
+      "256-byte values): RSS and restart time.");
+
+  private Compare() {}
+
+  static List<Workload> suite(String name) {
+    boolean full = name.equals("full");
+    int n = full ? 50_000 : 10_000;
+    return List.of(
+        new Workload("put, 1 client", "put --clients 1 --total " + (full ? 5000 : 1000)),
+        new Workload("put, 64 clients", "put --clients 64 --conns 8 --key-space-size 100000 --total " + n),
+        new Workload("range l, 64 clients", "range bench-range --consistency l --clients 64 --conns 8 --total " + n),
+        new Workload("range s, 64 clients", "range bench-range --consistency s --clients 64 --conns 8 --total " + n),
+        new Workload("txn-put (CAS), 64 clients", "txn-put --clients 64 --conns 8 --total " + n),
+        new Workload("txn-mixed, 64 clients", "txn-mixed --clients 64 --conns 8 --key-space-size 10000 --total " + n),
+        new Workload("lease-keepalive, 64 clients, 1000 leases", "lease-keepalive --clients 64 --conns 8 --leases 1000 --total " + n),
+        new Workload("watch-latency, 10 streams x 100 watchers", "watch-latency --streams 10 --watchers-per-stream 100 --conns 2 --put-rate 100 --put-total " + (full ? 1000 : 300)));
+  }
+
+  public static void main(String[] args) throws Exception {
+    Options o = new Options(args);
+    if (o.has("help")) {
+      System.out.println(USAGE);
+      return;
+    }
+    String suiteName = o.string("suite", "full");
+    boolean big = o.bool("big", false);
+    int rounds = o.integer("rounds", 3);
+    String etcd = o.string("etcd", "etcd");
+    String root = System.getProperty("akka-etcd.home", ".");
+    String akka = o.string("akka-etcd", root + "/bin/akka-etcd");
+    Path work = Files.createDirectories(Path.of(o.string("work", Files.createTempDirectory("compare").toString())));
+    int idleWatches = o.integer("idle-watches", 100_000);
+    int heldLeases = o.integer("held-leases", 100_000);
+    o.checkAllUsed();
+
+    List<Workload> suite = suite(suiteName);
+    Map<String, Map<String, List<Score>>> scores = new LinkedHashMap<>();
+    Map<String, Map<String, Double>> figures = new LinkedHashMap<>();
+    // --enable-pprof only lets the memory figures run Go's collector first (see liveHeapBytes)
+    try (ServerUnderTest e = new ServerUnderTest(ServerUnderTest.Kind.ETCD, etcd, work, List.of("--enable-pprof"));
+         ServerUnderTest a = new ServerUnderTest(ServerUnderTest.Kind.AKKA_ETCD, akka, work, List.of())) {
+      List<ServerUnderTest> servers = List.of(e, a);
+      for (ServerUnderTest server : servers) {
+        Map<String, Double> fig = new LinkedHashMap<>();
+        figures.put(server.name(), fig);
+        fig.put("start ms (empty)", (double) server.start());
+        fig.put("RSS MiB at start", server.rssBytes() / 1048576.0);
+        System.err.printf("== %s (pid %d) on %s%n", server.name(), server.pid(), server.endpoint);
+      }
+      // Memory first, on fresh servers, one server at a time.
+      for (ServerUnderTest server : servers) {
+        Map<String, Double> fig = figures.get(server.name());
+        memory(server, "watch", idleWatches, fig, () -> holdWatches(server, idleWatches));
+        memory(server, "lease", heldLeases, fig, () -> holdLeases(server, heldLeases));
+      }
+      for (ServerUnderTest server : servers) {
+        seed(server);
+        runQuiet(server, "put --clients 64 --conns 8 --key-space-size 100000 --total 30000"); // warm-up, both alike
+      }
+      // Each workload runs on both servers in turn, the order alternating, `rounds` times: the
+      // machine's drift then falls on both, and the median of the rounds is reported.
+      for (Workload w : suite) {
+        for (int round = 0; round < rounds; round++) {
+          List<ServerUnderTest> order = round % 2 == 0 ? servers : List.of(a, e);
+          for (ServerUnderTest server : order) {
+            scores.computeIfAbsent(w.label(), k -> new LinkedHashMap<>())
+                .computeIfAbsent(server.name(), k -> new ArrayList<>()).add(measure(server, w));
+          }
+        }
+      }
+      for (ServerUnderTest server : servers) {
+        figures.get(server.name()).put("RSS MiB after suite", server.rssBytes() / 1048576.0);
+      }
+      if (big) {
+        for (ServerUnderTest server : servers) {
+          bigData(server, figures.get(server.name()));
+        }
+      }
+    }
+    print(suiteName, rounds, suite, scores, figures);
+  }
+
+  private static void seed(ServerUnderTest server) throws Exception {
+    List<ManagedChannel> ch = channels(server, 1);
+    try {
+      Rpc.call(ch.get(0), Rpc.PUT, PutRequest.newBuilder().setKey(ByteString.copyFromUtf8("bench-range"))
+          .setValue(ByteString.copyFrom(new byte[256])).build()).get();
+    } finally {
+      Rpc.shutdown(ch);
+    }
+  }
+
+  private static List<ManagedChannel> channels(ServerUnderTest server, int conns) {
+    return Rpc.channels(List.of(server.endpoint), conns);
+  }
+
+  private static List<Report> runQuiet(ServerUnderTest server, String args) throws InterruptedException {
+    Options o = new Options(args.split(" "));
+    List<ManagedChannel> ch = channels(server, o.integer("conns", 1));
+    try {
+      return Benchmark.run(o, ch);
+    } finally {
+      Rpc.shutdown(ch);
+    }
+  }
+
+  private static Score measure(ServerUnderTest server, Workload w) throws InterruptedException {
+    long cpu0 = server.cpuMillis();
+    List<Report> reports = runQuiet(server, w.args());
+    long cpu = server.cpuMillis() - cpu0;
+    Report r = reports.get(reports.size() - 1);
+    System.out.println("[" + server.name() + "] " + w.label() + ": " + r.resultLine());
+    String note = r.errorCount() > 0 ? r.errorCount() + " errors" : "";
+    Object faulty = r.extra.get("faulty_watchers");
+    if (faulty != null && ((Number) faulty).longValue() > 0) note += " " + faulty + " watchers missed/reordered events";
+    return new Score(r.throughput(), r.percentileMs(50), r.percentileMs(99), cpu * 1000.0 / Math.max(1, r.okCount()), note.trim());
+  }
+
+  interface Holder {
+    AutoCloseable open() throws Exception;
+  }
+
+  /** Memory per item: RSS and live heap before and while {@code count} items are held. */
+  private static void memory(ServerUnderTest server, String what, int count, Map<String, Double> fig, Holder holder) throws Exception {
+    long rss0 = server.rssBytes();
+    long heap0 = server.liveHeapBytes();
+    try (AutoCloseable held = holder.open()) {
+      long heap1 = server.liveHeapBytes();
+      long rss1 = server.rssBytes();
+      fig.put("RSS bytes per " + what + " (" + count + ")", (rss1 - rss0) / (double) count);
+      fig.put("live heap bytes per " + what + " (" + count + ")", (heap1 - heap0) / (double) count);
+      System.err.printf("[%s] %d %ss: RSS %+d bytes, live heap %+d bytes%n", server.name(), count, what, rss1 - rss0, heap1 - heap0);
+    }
+  }
+
+  /** Idle watches over 10 streams (10 connections), held until closed. */
+  private static AutoCloseable holdWatches(ServerUnderTest server, int count) throws InterruptedException {
+    List<ManagedChannel> ch = channels(server, 10);
+    try {
+      WatchLoad.Watches watches = WatchLoad.idle(ch, 10, count / 10);
+      return () -> {
+        watches.close();
+        Rpc.shutdown(ch);
+      };
+    } catch (RuntimeException | InterruptedException e) {
+      Rpc.shutdown(ch);
+      throw e;
+    }
+  }
+
+  private static AutoCloseable holdLeases(ServerUnderTest server, int count) throws InterruptedException {
+    List<ManagedChannel> ch = channels(server, 4);
+    try {
+      Report r = LeaseLoad.grant(ch, 64, count, 3600, null);
+      if (r.errorCount() > 0) System.err.println(r.print());
+    } finally {
+      Rpc.shutdown(ch);
+    }
+    return () -> {};
+  }
+
+  /** 1,000,000 keys of 8 bytes with 256-byte values: RSS after loading, and time to restart. */
+  private static void bigData(ServerUnderTest server, Map<String, Double> fig) throws InterruptedException {
+    List<Report> r = runQuiet(server, "put --clients 64 --conns 8 --key-space-size 1000000 --sequential-keys true --val-size 256 --total 1000000");
+    fig.put("1M keys: load seconds", r.get(0).seconds());
+    fig.put("1M keys: RSS MiB", server.rssBytes() / 1048576.0);
+    server.stop();
+    fig.put("1M keys: restart ms", (double) server.start());
+    fig.put("1M keys: RSS MiB after restart", server.rssBytes() / 1048576.0);
+  }
+
+  /** The median of a figure over the rounds. */
+  private static double median(List<Score> rounds, java.util.function.ToDoubleFunction<Score> f) {
+    double[] v = rounds.stream().mapToDouble(f).sorted().toArray();
+    return v.length % 2 == 1 ? v[v.length / 2] : (v[v.length / 2 - 1] + v[v.length / 2]) / 2;
+  }
+
+  private static void print(String suiteName, int rounds, List<Workload> suite, Map<String, Map<String, List<Score>>> scores,
+      Map<String, Map<String, Double>> figures) {
+    StringBuilder b = new StringBuilder();
+    b.append(String.format(Locale.ROOT, "%n## %s, suite %s, 1 member, %d cores, median of %d alternating rounds%n%n",
+        LocalDate.now(), suiteName, Runtime.getRuntime().availableProcessors(), rounds));
+    b.append("| workload | etcd ops/s | akka-etcd ops/s | ratio | p50 ms etcd / akka | p50 ratio | p99 ms etcd / akka | p99 ratio | server CPU µs/op etcd / akka | notes |\n");
+    b.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|---|\n");
+    for (Workload w : suite) {
+      List<Score> e = scores.get(w.label()).get("etcd");
+      List<Score> a = scores.get(w.label()).get("akka-etcd");
+      double er = median(e, Score::rps), ar = median(a, Score::rps);
+      double e50 = median(e, Score::p50), a50 = median(a, Score::p50);
+      double e99 = median(e, Score::p99), a99 = median(a, Score::p99);
+      b.append(String.format(Locale.ROOT, "| %s | %.0f | %.0f | **%.2f** | %.2f / %.2f | %.2f | %.2f / %.2f | %.2f | %.0f / %.0f | %s |%n",
+          w.label(), er, ar, ar / er, e50, a50, a50 / e50, e99, a99, a99 / e99,
+          median(e, Score::cpuMicrosPerOp), median(a, Score::cpuMicrosPerOp), notes(e, a)));
+    }
+    b.append("\n| figure | etcd | akka-etcd | ratio |\n|---|---:|---:|---:|\n");
+    Map<String, Double> fe = figures.get("etcd");
+    Map<String, Double> fa = figures.get("akka-etcd");
+    for (String k : fe.keySet()) {
+      b.append(String.format(Locale.ROOT, "| %s | %.1f | %.1f | %.2f |%n", k, fe.get(k), fa.getOrDefault(k, Double.NaN),
+          fa.getOrDefault(k, Double.NaN) / fe.get(k)));
+    }
+    System.out.println(b);
+  }
+
+  private static String notes(List<Score> e, List<Score> a) {
+    List<String> n = new ArrayList<>();
+    e.stream().map(Score::note).filter(x -> !x.isEmpty()).distinct().forEach(x -> n.add("etcd: " + x));
+    a.stream().map(Score::note).filter(x -> !x.isEmpty()).distinct().forEach(x -> n.add("akka-etcd: " + x));
+    return String.join("; ", n);
+  }
+
+}

@@ -1,0 +1,134 @@
+package io.akkaetcd.loadtest;
+
+import com.google.protobuf.Message;
+import io.akkaetcd.proto.etcdserverpb.*;
+import io.grpc.CallOptions;
+import io.grpc.ClientCall;
+import io.grpc.ManagedChannel;
+import io.grpc.Metadata;
+import io.grpc.MethodDescriptor;
+import io.grpc.Status;
+import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
+import io.grpc.protobuf.ProtoUtils;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BiConsumer;
+import java.util.function.Consumer;
+
+/**
+ * The etcd v3 methods the benchmarks call, on plain grpc-java channels: no client library between
+ * the load and the wire (jetcd's own CPU use would distort the figures on 2 cores). Callbacks run on
+ * the channel's event loop, so a closed-loop client issues its next request without a thread hop.
+ */
+final class Rpc {
+  static final MethodDescriptor<PutRequest, PutResponse> PUT = unary("etcdserverpb.KV/Put", PutRequest.getDefaultInstance(), PutResponse.getDefaultInstance());
+  static final MethodDescriptor<RangeRequest, RangeResponse> RANGE = unary("etcdserverpb.KV/Range", RangeRequest.getDefaultInstance(), RangeResponse.getDefaultInstance());
+  static final MethodDescriptor<TxnRequest, TxnResponse> TXN = unary("etcdserverpb.KV/Txn", TxnRequest.getDefaultInstance(), TxnResponse.getDefaultInstance());
+  static final MethodDescriptor<LeaseGrantRequest, LeaseGrantResponse> LEASE_GRANT = unary("etcdserverpb.Lease/LeaseGrant", LeaseGrantRequest.getDefaultInstance(), LeaseGrantResponse.getDefaultInstance());
+  static final MethodDescriptor<StatusRequest, StatusResponse> STATUS = unary("etcdserverpb.Maintenance/Status", StatusRequest.getDefaultInstance(), StatusResponse.getDefaultInstance());
+  static final MethodDescriptor<WatchRequest, WatchResponse> WATCH = bidi("etcdserverpb.Watch/Watch", WatchRequest.getDefaultInstance(), WatchResponse.getDefaultInstance());
+  static final MethodDescriptor<LeaseKeepAliveRequest, LeaseKeepAliveResponse> KEEP_ALIVE = bidi("etcdserverpb.Lease/LeaseKeepAlive", LeaseKeepAliveRequest.getDefaultInstance(), LeaseKeepAliveResponse.getDefaultInstance());
+
+  private Rpc() {}
+
+  private static <Q extends Message, R extends Message> MethodDescriptor<Q, R> unary(String name, Q req, R resp) {
+    return MethodDescriptor.<Q, R>newBuilder().setType(MethodDescriptor.MethodType.UNARY).setFullMethodName(name)
+        .setRequestMarshaller(ProtoUtils.marshaller(req)).setResponseMarshaller(ProtoUtils.marshaller(resp)).build();
+  }
+
+  private static <Q extends Message, R extends Message> MethodDescriptor<Q, R> bidi(String name, Q req, R resp) {
+    return MethodDescriptor.<Q, R>newBuilder().setType(MethodDescriptor.MethodType.BIDI_STREAMING).setFullMethodName(name)
+        .setRequestMarshaller(ProtoUtils.marshaller(req)).setResponseMarshaller(ProtoUtils.marshaller(resp)).build();
+  }
+
+  /** {@code conns} channels spread over the endpoints ("host:port" or "http://host:port"). */
+  static List<ManagedChannel> channels(List<String> endpoints, int conns) {
+    List<ManagedChannel> out = new ArrayList<>();
+    for (int i = 0; i < conns; i++) {
+      String ep = endpoints.get(i % endpoints.size()).replaceFirst("^https?://", "");
+      int colon = ep.lastIndexOf(':');
+      out.add(NettyChannelBuilder.forAddress(ep.substring(0, colon), Integer.parseInt(ep.substring(colon + 1)))
+          .usePlaintext().directExecutor().maxInboundMessageSize(64 << 20).flowControlWindow(4 << 20).build());
+    }
+    return out;
+  }
+
+  static void shutdown(List<ManagedChannel> channels) {
+    for (ManagedChannel c : channels) c.shutdownNow();
+    for (ManagedChannel c : channels) {
+      try {
+        c.awaitTermination(5, TimeUnit.SECONDS);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    }
+  }
+
+  /** One unary call; {@code done} gets the response or, on failure, null and the status. */
+  static <Q, R> void call(ManagedChannel ch, MethodDescriptor<Q, R> m, Q req, BiConsumer<R, Status> done) {
+    ClientCall<Q, R> call = ch.newCall(m, CallOptions.DEFAULT);
+    call.start(new ClientCall.Listener<>() {
+      private R response;
+
+      @Override
+      public void onMessage(R message) {
+        response = message;
+      }
+
+      @Override
+      public void onClose(Status status, Metadata trailers) {
+        done.accept(status.isOk() ? response : null, status);
+      }
+    }, new Metadata());
+    call.request(2);
+    call.sendMessage(req);
+    call.halfClose();
+  }
+
+  static <Q, R> CompletableFuture<R> call(ManagedChannel ch, MethodDescriptor<Q, R> m, Q req) {
+    CompletableFuture<R> f = new CompletableFuture<>();
+    call(ch, m, req, (r, s) -> {
+      if (r != null) f.complete(r);
+      else f.completeExceptionally(s.asRuntimeException());
+    });
+    return f;
+  }
+
+  /** An open bidirectional stream: send from any thread; every response goes to {@code onResponse}. */
+  static final class Stream<Q, R> {
+    private final ClientCall<Q, R> call;
+    final CompletableFuture<Status> closed = new CompletableFuture<>();
+
+    Stream(ManagedChannel ch, MethodDescriptor<Q, R> m, Consumer<R> onResponse) {
+      call = ch.newCall(m, CallOptions.DEFAULT);
+      call.start(new ClientCall.Listener<>() {
+        @Override
+        public void onMessage(R message) {
+          onResponse.accept(message);
+          call.request(1);
+        }
+
+        @Override
+        public void onClose(Status status, Metadata trailers) {
+          closed.complete(status);
+        }
+      }, new Metadata());
+      call.request(1);
+    }
+
+    /** ClientCall is not thread-safe: senders are serialized here. */
+    synchronized void send(Q message) {
+      call.sendMessage(message);
+    }
+
+    synchronized void close() {
+      call.halfClose();
+    }
+
+    void cancel() {
+      call.cancel("benchmark done", null);
+    }
+  }
+}

@@ -1,0 +1,184 @@
+package io.akkaetcd.loadtest;
+
+import com.google.protobuf.ByteString;
+import io.akkaetcd.proto.etcdserverpb.RangeRequest;
+import io.grpc.ManagedChannel;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Stream;
+
+/**
+ * One server process the comparison measures: real etcd or akka-etcd, started with the same etcd
+ * flags on free loopback ports and a fresh data dir. CPU and memory are read from /proc.
+ */
+final class ServerUnderTest implements AutoCloseable {
+  enum Kind { ETCD, AKKA_ETCD }
+
+  final Kind kind;
+  final String endpoint;
+  private final List<String> command;
+  private final Path dataDir;
+  private final Path log;
+  private Process process;
+
+  ServerUnderTest(Kind kind, String executable, Path workDir, List<String> extraFlags) {
+    this.kind = kind;
+    int client = freePort();
+    int peer = freePort();
+    this.endpoint = "127.0.0.1:" + client;
+    this.dataDir = workDir.resolve(kind.name().toLowerCase() + ".data");
+    this.log = workDir.resolve(kind.name().toLowerCase() + ".log");
+    String peerUrl = "http://127.0.0.1:" + peer;
+    command = new ArrayList<>(List.of(executable,
+        "--name", "default", "--data-dir", dataDir.toString(),
+        "--listen-client-urls", "http://" + endpoint, "--advertise-client-urls", "http://" + endpoint,
+        "--listen-peer-urls", peerUrl, "--initial-advertise-peer-urls", peerUrl,
+        "--initial-cluster", "default=" + peerUrl));
+    command.addAll(extraFlags);
+  }
+
+  String name() {
+    return kind == Kind.ETCD ? "etcd" : "akka-etcd";
+  }
+
+  /** Starts the process (keeping the data dir) and returns the milliseconds until it served a linearizable read. */
+  long start() {
+    long t0 = System.nanoTime();
+    try {
+      process = new ProcessBuilder(command).redirectErrorStream(true)
+          .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile())).start();
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot start " + command.get(0), e);
+    }
+    List<ManagedChannel> ch = Rpc.channels(List.of(endpoint), 1);
+    try {
+      long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(5);
+      RangeRequest probe = RangeRequest.newBuilder().setKey(ByteString.copyFromUtf8("health")).build();
+      while (true) {
+        if (!process.isAlive()) throw new IllegalStateException(name() + " exited; see " + log);
+        try {
+          Rpc.call(ch.get(0), Rpc.RANGE, probe).get(2, TimeUnit.SECONDS);
+          return TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0);
+        } catch (Exception notYet) {
+          if (System.nanoTime() > deadline) throw new IllegalStateException(name() + " not serving; see " + log);
+          Thread.sleep(20); // polling the server's first answer, bounded by the deadline
+        }
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException(e);
+    } finally {
+      Rpc.shutdown(ch);
+    }
+  }
+
+  /** SIGTERM, and wait for the process to end. */
+  void stop() {
+    if (process == null) return;
+    process.destroy();
+    try {
+      if (!process.waitFor(60, TimeUnit.SECONDS)) {
+        process.destroyForcibly().waitFor();
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+    process = null;
+  }
+
+  long pid() {
+    return process.pid();
+  }
+
+  /** User + system CPU of the server process so far, in milliseconds (/proc/PID/stat, 100 ticks/s). */
+  long cpuMillis() {
+    try {
+      String stat = Files.readString(Path.of("/proc", Long.toString(pid()), "stat"));
+      String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+      // after "pid (comm) ", field 3 (state) is f[0]: utime is field 14, stime field 15
+      return (Long.parseLong(f[11]) + Long.parseLong(f[12])) * 10;
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  /** Resident set size in bytes (VmRSS). */
+  long rssBytes() {
+    try {
+      for (String line : Files.readAllLines(Path.of("/proc", Long.toString(pid()), "status"))) {
+        if (line.startsWith("VmRSS:")) return Long.parseLong(line.replaceAll("[^0-9]", "")) * 1024;
+      }
+      return -1;
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  /**
+   * Bytes of live heap after a full collection: for akka-etcd the JVM heap in use after {@code jcmd
+   * GC.run}; for etcd Go's heap in use (/metrics, go_memstats_heap_inuse_bytes) after a heap profile
+   * request with gc=1, which runs Go's collector (etcd must run with --enable-pprof). -1 if unreadable.
+   */
+  long liveHeapBytes() {
+    try {
+      if (kind == Kind.AKKA_ETCD) {
+        run("jcmd", Long.toString(pid()), "GC.run");
+        Matcher m = Pattern.compile("total \\d+K, used (\\d+)K").matcher(run("jcmd", Long.toString(pid()), "GC.heap_info"));
+        return m.find() ? Long.parseLong(m.group(1)) * 1024 : -1;
+      }
+      HttpClient http = HttpClient.newHttpClient();
+      http.send(HttpRequest.newBuilder(URI.create("http://" + endpoint + "/debug/pprof/heap?gc=1")).build(),
+          HttpResponse.BodyHandlers.discarding());
+      HttpResponse<String> r = http.send(
+          HttpRequest.newBuilder(URI.create("http://" + endpoint + "/metrics")).build(), HttpResponse.BodyHandlers.ofString());
+      Matcher m = Pattern.compile("(?m)^go_memstats_heap_inuse_bytes ([0-9.e+]+)$").matcher(r.body());
+      return m.find() ? (long) Double.parseDouble(m.group(1)) : -1;
+    } catch (IOException e) {
+      return -1;
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return -1;
+    }
+  }
+
+  private static String run(String... cmd) throws IOException, InterruptedException {
+    Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
+    String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+    p.waitFor();
+    return out;
+  }
+
+  @Override
+  public void close() {
+    stop();
+    if (Files.exists(dataDir)) {
+      try (Stream<Path> files = Files.walk(dataDir)) {
+        files.sorted(Comparator.reverseOrder()).forEach(f -> f.toFile().delete());
+      } catch (IOException e) {
+        throw new UncheckedIOException(e);
+      }
+    }
+  }
+
+  static int freePort() {
+    try (ServerSocket s = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+      return s.getLocalPort();
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+}
