@@ -43,9 +43,9 @@ public final class ClientRouter implements Function<HttpRequest, CompletionStage
       if (handler == null) {
         return CompletableFuture.completedFuture(unimplemented("unknown service " + service));
       }
-      return handler.apply(req).thenApply(resp -> resp.status().equals(StatusCodes.NOT_FOUND)
+      return handler.apply(req).thenApplyAsync(resp -> resp.status().equals(StatusCodes.NOT_FOUND)
           ? unimplemented("unknown method " + path.substring(slash + 1) + " for service " + service)
-          : resp);
+          : resp, UnaryGrpcHandler.SAME_THREAD);
     }
     req.discardEntityBytes(materializer);
     return CompletableFuture.completedFuture(http(path));
