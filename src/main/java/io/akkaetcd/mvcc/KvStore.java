@@ -29,6 +29,14 @@ public interface KvStore extends AutoCloseable {
   long appliedIndex();
 
   /**
+   * The applied index that is on disk even if the machine loses power: the Raft log may drop
+   * entries up to it. A store whose every batch is durable returns {@link #appliedIndex()}.
+   */
+  default long durableAppliedIndex() {
+    return appliedIndex();
+  }
+
+  /**
    * Keys in {@code [key, rangeEnd)} at revision {@code rev} in ascending key order.
    *
    * <p>{@code rangeEnd} empty means the single key {@code key}; {@code rangeEnd == "\0"} means

@@ -70,6 +70,13 @@ public final class MvccStore implements KvStore {
   private volatile long currentRevision;
   private volatile long compactRevision;
   private volatile long appliedIndex;
+  /**
+   * The applied index that is on disk for sure. Batches are written without fsync (the Raft
+   * journal is the durable record); one batch in every {@value #SYNC_EVERY} applied entries is
+   * synced, and the journal may be truncated only behind this index.
+   */
+  private volatile long durableAppliedIndex;
+  static final long SYNC_EVERY = 5000;
 
   // Applier-confined batch state.
   private long batchRevision;
@@ -126,6 +133,10 @@ public final class MvccStore implements KvStore {
     batchRevision = revision;
     appliedIndex = getMeta(META_APPLIED);
     batchApplied = appliedIndex;
+    // What was read back may sit only in the page cache (after a crash of the process, not the
+    // machine): one synced write makes it durable before the journal is trimmed behind it.
+    db.put(META_APPLIED, longBytes(appliedIndex), new WriteOptions().sync(true));
+    durableAppliedIndex = appliedIndex;
     compactRevision = Math.max(finished, scheduled);
     if (compactRevision > 0) {
       compactIndex(compactRevision);
@@ -153,6 +164,11 @@ public final class MvccStore implements KvStore {
   @Override
   public long appliedIndex() {
     return appliedIndex;
+  }
+
+  @Override
+  public long durableAppliedIndex() {
+    return durableAppliedIndex;
   }
 
   @Override
@@ -255,12 +271,16 @@ public final class MvccStore implements KvStore {
     WriteBatch b = batch();
     b.put(META_APPLIED, longBytes(batchApplied));
     b.put(META_REVISION, longBytes(batchRevision));
-    db.write(b, new WriteOptions().sync(false));
+    boolean sync = batchApplied - durableAppliedIndex >= SYNC_EVERY;
+    db.write(b, new WriteOptions().sync(sync));
     closeQuietly(b);
     batch = null;
     batchDirty = false;
     overlay.clear();
     appliedIndex = batchApplied;
+    if (sync) {
+      durableAppliedIndex = batchApplied;
+    }
     currentRevision = batchRevision;
     if (pendingCompact > 0) {
       long rev = pendingCompact;

@@ -85,6 +85,17 @@ public final class MemoryStorage implements RaftStorage {
     entries.addAll(toAdd);
   }
 
+  /** Starts over from a compaction point (a snapshot's): no entries, the point as the dummy. */
+  public void resetTo(long index, long term) {
+    entries.clear();
+    entries.add(Entry.normal(term, index, com.google.protobuf.ByteString.EMPTY));
+  }
+
+  /** The compaction point's term: the term of the entry just before {@link #firstIndex()}. */
+  public long compactedTerm() {
+    return entries.get(0).term();
+  }
+
   /** Drops the entries up to and including {@code index}, which must be applied already. */
   public void compact(long index) {
     if (index <= offset()) {

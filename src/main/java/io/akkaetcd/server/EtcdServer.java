@@ -5,6 +5,7 @@ import akka.actor.typed.ActorRef;
 import akka.actor.typed.ActorSystem;
 import akka.actor.typed.Behavior;
 import akka.actor.typed.DispatcherSelector;
+import akka.stream.SystemMaterializer;
 import akka.actor.typed.javadsl.Behaviors;
 import akka.http.javadsl.Http;
 import akka.http.javadsl.ServerBinding;
@@ -22,6 +23,7 @@ import io.akkaetcd.api.EtcdMember;
 import io.akkaetcd.api.HealthService;
 import io.akkaetcd.api.KvService;
 import io.akkaetcd.api.LeaseService;
+import io.akkaetcd.api.UnaryGrpcHandler;
 import io.akkaetcd.api.WatchService;
 import io.akkaetcd.watch.WatchHub;
 import io.akkaetcd.lease.LeaseExpiry;
@@ -38,12 +40,13 @@ import io.akkaetcd.mvcc.MvccStore;
 import io.akkaetcd.proto.etcdserverpb.ClusterHandlerFactory;
 import io.akkaetcd.proto.etcdserverpb.CompactionRequest;
 import io.akkaetcd.proto.etcdserverpb.InternalRaftRequest;
-import io.akkaetcd.proto.etcdserverpb.KVHandlerFactory;
+import io.akkaetcd.proto.etcdserverpb.KV;
 import io.akkaetcd.proto.etcdserverpb.LeaseHandlerFactory;
 import io.akkaetcd.proto.etcdserverpb.LeaseRevokeRequest;
 import io.akkaetcd.proto.etcdserverpb.WatchHandlerFactory;
 import io.akkaetcd.proto.etcdserverpb.MaintenanceHandlerFactory;
 import io.akkaetcd.proto.health.HealthHandlerFactory;
+import io.akkaetcd.raft.member.RaftInbox;
 import io.akkaetcd.raft.member.RaftMember;
 import io.akkaetcd.raft.member.RaftStatus;
 import io.akkaetcd.wait.AppliedIndexWait;
@@ -82,7 +85,7 @@ public final class EtcdServer implements EtcdMember, AutoCloseable {
   private final ClusterMembers members;
   private final KvStore store;
   private final ActorSystem<Void> system;
-  private final ActorRef<RaftMember.Command> raft;
+  private final RaftInbox inbox;
   private final Wait wait;
   private final AppliedIndexWait applied;
   private final AtomicReference<RaftStatus> raftStatus;
@@ -99,14 +102,14 @@ public final class EtcdServer implements EtcdMember, AutoCloseable {
   private final CompletableFuture<Void> stopped = new CompletableFuture<>();
 
   private EtcdServer(ServerConfig config, ClusterMembers members, KvStore store, ActorSystem<Void> system,
-      ActorRef<RaftMember.Command> raft, Wait wait, AppliedIndexWait applied,
+      RaftInbox inbox, Wait wait, AppliedIndexWait applied,
       AtomicReference<RaftStatus> raftStatus, java.util.concurrent.atomic.AtomicBoolean failed) {
     this.failed = failed;
     this.config = config;
     this.members = members;
     this.store = store;
     this.system = system;
-    this.raft = raft;
+    this.inbox = inbox;
     this.wait = wait;
     this.applied = applied;
     this.raftStatus = raftStatus;
@@ -121,6 +124,14 @@ public final class EtcdServer implements EtcdMember, AutoCloseable {
   }
 
   /** Opens the data directory, starts the member and binds every --listen-client-urls. */
+  /**
+   * Journal events between snapshots of the Raft log: a tenth of --snapshot-count (etcd counts
+   * entries; one of our events holds one or more entries, so the journal is trimmed at least as often).
+   */
+  static int journalSnapshotEvents(long snapshotCount) {
+    return (int) Math.max(100, Math.min(Integer.MAX_VALUE, snapshotCount / 10));
+  }
+
   public static EtcdServer start(ServerConfig config) {
     if (java.util.concurrent.ForkJoinPool.getCommonPoolParallelism() < 2) {
       log.warn("the JDK common pool has 1 thread, so every gRPC request starts a thread of its own: "
@@ -138,6 +149,7 @@ public final class EtcdServer implements EtcdMember, AutoCloseable {
     AppliedIndexWait applied = new AppliedIndexWait(store.appliedIndex());
     AtomicReference<RaftStatus> status = new AtomicReference<>(RaftStatus.INITIAL);
     CompletableFuture<ActorRef<RaftMember.Command>> raftRef = new CompletableFuture<>();
+    RaftInbox inbox = new RaftInbox();
     java.util.concurrent.atomic.AtomicBoolean failed = new java.util.concurrent.atomic.AtomicBoolean();
 
     // etcd's minimum lease TTL: ceil(1.5 x election timeout), in seconds.
@@ -150,12 +162,13 @@ public final class EtcdServer implements EtcdMember, AutoCloseable {
     KvApplier kv = new KvApplier(lessor);
     WatchHub hub = new WatchHub();
     RaftMember.Settings settings = new RaftMember.Settings(members.self().value(), members.voterIds(),
-        config.heartbeatInterval(), config.electionTicks(), store::appliedIndex);
+        config.heartbeatInterval(), config.electionTicks(), store::appliedIndex, store::durableAppliedIndex,
+        journalSnapshotEvents(config.snapshotCount()));
     Behavior<Void> guardian = Behaviors.setup(ctx -> {
       ActorRef<MvccApplier.Command> applier = ctx.spawn(
           MvccApplier.create(store, new KvRequests(kv, lessor, keeper), wait, applied, hub::committed), "applier",
           DispatcherSelector.fromConfig("akka-etcd.applier-dispatcher"));
-      ActorRef<RaftMember.Command> raft = ctx.spawn(RaftMember.create(settings,
+      ActorRef<RaftMember.Command> raft = ctx.spawn(RaftMember.create(settings, inbox,
           entries -> applier.tell(new MvccApplier.Apply(entries)), wait::fail, status), "raft",
           DispatcherSelector.fromConfig("akka-etcd.raft-dispatcher"));
       raftRef.complete(raft);
@@ -177,7 +190,8 @@ public final class EtcdServer implements EtcdMember, AutoCloseable {
       store.close();
       throw e;
     }
-    EtcdServer server = new EtcdServer(config, members, store, system, raftRef.join(), wait, applied, status, failed);
+    raftRef.join(); // the member's actors exist before clients are served
+    EtcdServer server = new EtcdServer(config, members, store, system, inbox, wait, applied, status, failed);
     system.getWhenTerminated().whenComplete((d, e) -> {
       wait.failAll(EtcdError.STOPPED.exception());
       store.close();
@@ -216,7 +230,16 @@ public final class EtcdServer implements EtcdMember, AutoCloseable {
 
   private void bindClientUrls(KvApplier kv, Lessor lessor, LeaseKeeper keeper, WatchHub hub) {
     Map<String, Function<HttpRequest, CompletionStage<HttpResponse>>> services = new LinkedHashMap<>();
-    services.put("etcdserverpb.KV", KVHandlerFactory.create(new KvService(this, kv), system));
+    KvService kvService = new KvService(this, kv);
+    services.put("etcdserverpb.KV", UnaryGrpcHandler.builder()
+        .method("Range", KV.Serializers.RangeRequestSerializer, KV.Serializers.RangeResponseSerializer, kvService::range)
+        .method("Put", KV.Serializers.PutRequestSerializer, KV.Serializers.PutResponseSerializer, kvService::put)
+        .method("DeleteRange", KV.Serializers.DeleteRangeRequestSerializer, KV.Serializers.DeleteRangeResponseSerializer,
+            kvService::deleteRange)
+        .method("Txn", KV.Serializers.TxnRequestSerializer, KV.Serializers.TxnResponseSerializer, kvService::txn)
+        .method("Compact", KV.Serializers.CompactionRequestSerializer, KV.Serializers.CompactionResponseSerializer,
+            kvService::compact)
+        .build(SystemMaterializer.get(system).materializer(), system));
     services.put("etcdserverpb.Maintenance", MaintenanceHandlerFactory.create(new MaintenanceService(this), system));
     services.put("etcdserverpb.Cluster", ClusterHandlerFactory.create(new ClusterService(this), system));
     services.put("etcdserverpb.Watch", WatchHandlerFactory.create(new WatchService(this, hub, system, config.watchProgressNotifyInterval()), system));
@@ -266,14 +289,14 @@ public final class EtcdServer implements EtcdMember, AutoCloseable {
       return CompletableFuture.failedFuture(EtcdError.REQUEST_TOO_LARGE.exception());
     }
     CompletableFuture<Object> result = wait.register(id);
-    raft.tell(new RaftMember.Propose(id, data));
+    inbox.propose(id, data);
     return result.orTimeout(requestTimeout.toMillis(), TimeUnit.MILLISECONDS);
   }
 
   @Override
   public CompletionStage<Void> linearizableBarrier() {
     CompletableFuture<Long> readIndex = new CompletableFuture<>();
-    raft.tell(new RaftMember.ReadIndex(readIndex));
+    inbox.readIndex(readIndex);
     return readIndex.thenCompose(applied::waitFor)
         .orTimeout(requestTimeout.toMillis(), TimeUnit.MILLISECONDS)
         .thenApply(i -> null);

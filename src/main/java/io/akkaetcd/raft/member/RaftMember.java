@@ -11,6 +11,8 @@ import akka.persistence.typed.javadsl.CommandHandler;
 import akka.persistence.typed.javadsl.Effect;
 import akka.persistence.typed.javadsl.EventHandler;
 import akka.persistence.typed.javadsl.EventSourcedBehavior;
+import akka.persistence.typed.SnapshotAdapter;
+import akka.persistence.typed.javadsl.RetentionCriteria;
 import akka.persistence.typed.javadsl.SignalHandler;
 import com.google.protobuf.ByteString;
 import io.akkaetcd.proto.raftpb.LogAppended;
@@ -56,15 +58,10 @@ public final class RaftMember
   /** The actor's protocol. */
   public sealed interface Command {}
 
-  /** Propose an entry; the caller waits for it in the request {@link io.akkaetcd.wait.Wait}. */
-  public record Propose(long requestId, ByteString data) implements Command {}
-
-  /** Ask for a read index (Raft thesis 6.4); completed with the index to wait for. */
-  public record ReadIndex(CompletableFuture<Long> result) implements Command {}
-
   private enum Tick implements Command { INSTANCE }
 
-  private enum Flush implements Command { INSTANCE }
+  /** There are requests in the {@link RaftInbox}. */
+  enum Flush implements Command { INSTANCE }
 
   private enum HandleReady implements Command { INSTANCE }
 
@@ -73,43 +70,69 @@ public final class RaftMember
     final MemoryStorage storage = new MemoryStorage();
   }
 
-  /** What a member needs to know to run. */
+  /**
+   * What a member needs to know to run.
+   *
+   * @param appliedIndex the state machine's applied index: raft re-delivers what comes after it
+   * @param durableAppliedIndex the applied index that is on disk for sure: the log (in memory, and
+   *     the journal behind snapshots) may drop entries up to it
+   * @param snapshotEveryEvents a lone member snapshots its log every this many journal events and
+   *     deletes the events before the older of its last two snapshots
+   */
   public record Settings(long memberId, List<Long> voters, Duration heartbeatInterval, int electionTicks,
-                         LongSupplier appliedIndex) {}
+                         LongSupplier appliedIndex, LongSupplier durableAppliedIndex, int snapshotEveryEvents) {}
 
-  public static Behavior<Command> create(Settings settings, Consumer<List<Entry>> applier,
+  /**
+   * @param inbox where client requests come from: proposals and read-index requests
+   * @param applier gets committed entries, in log order
+   * @param failProposal fails a proposal the core dropped (no leader)
+   */
+  public static Behavior<Command> create(Settings settings, RaftInbox inbox, Consumer<List<Entry>> applier,
       BiConsumer<Long, Throwable> failProposal, AtomicReference<RaftStatus> status) {
-    return Behaviors.<Command>supervise(Behaviors.setup(ctx -> Behaviors.withTimers(timers ->
-            new RaftMember(ctx, timers, settings, applier, failProposal, status))))
+    return Behaviors.<Command>supervise(Behaviors.setup(ctx -> Behaviors.withTimers(timers -> {
+              inbox.attach(ctx.getSelf());
+              return new RaftMember(ctx, timers, settings, inbox, applier, failProposal, status);
+            })))
         .onFailure(SupervisorStrategy.restartWithBackoff(Duration.ofMillis(200), Duration.ofSeconds(5), 0.2));
   }
 
   private final ActorContext<Command> ctx;
   private final TimerScheduler<Command> timers;
   private final Settings settings;
+  private final RaftInbox inbox;
   private final Consumer<List<Entry>> applier;
   private final BiConsumer<Long, Throwable> failProposal;
   private final AtomicReference<RaftStatus> status;
 
   /** Created when the journal is replayed; commands are stashed by Akka Persistence until then. */
   private RaftCore core;
-  private final List<Propose> proposals = new ArrayList<>();
+  private final List<RaftInbox.Proposal> proposals = new ArrayList<>();
   private final List<CompletableFuture<Long>> reads = new ArrayList<>();
   /** Read batches sent to the core, by the request context that will come back in a ReadState. */
   private final Map<ByteString, List<CompletableFuture<Long>>> readBatches = new HashMap<>();
   private long nextReadContext = 1;
-  private boolean flushScheduled;
   private boolean handleReadyScheduled;
+  /**
+   * A lone member keeps at most this many applied entries in memory (the journal keeps them all
+   * until snapshots truncate it): without followers nobody reads an applied entry again.
+   */
+  static final int APPLIED_ENTRIES_KEPT = 1000;
+  /** The in-memory log is compacted when this many applied entries have piled up beyond the kept ones. */
+  static final int COMPACT_EVERY = 10_000;
+
+  /** The persisted log in memory, from recovery on; the same object as the state's. */
+  private io.akkaetcd.raft.MemoryStorage storage;
   /** The hard state as the journal has it: term or vote changes against it must be written first. */
   private io.akkaetcd.raft.HardState persistedHard;
 
   private RaftMember(ActorContext<Command> ctx, TimerScheduler<Command> timers, Settings settings,
-      Consumer<List<Entry>> applier, BiConsumer<Long, Throwable> failProposal,
+      RaftInbox inbox, Consumer<List<Entry>> applier, BiConsumer<Long, Throwable> failProposal,
       AtomicReference<RaftStatus> status) {
     super(PersistenceId.ofUniqueId("raft-log-" + Long.toHexString(settings.memberId())));
     this.ctx = ctx;
     this.timers = timers;
     this.settings = settings;
+    this.inbox = inbox;
     this.applier = applier;
     this.failProposal = failProposal;
     this.status = status;
@@ -124,6 +147,41 @@ public final class RaftMember
   public java.util.Optional<Integer> stashCapacity() {
     // Commands wait here while a journal write is in flight; under load that is many proposals.
     return java.util.Optional.of(1_000_000);
+  }
+
+  private boolean loneVoter() {
+    return settings.voters().size() == 1 && settings.voters().get(0) == settings.memberId();
+  }
+
+  /**
+   * A lone member trims its journal: a snapshot of the log (hard state, compaction point, the
+   * entries after it) every {@code snapshotEveryEvents} events, and the events before the older of
+   * the last two snapshots deleted, so a restart replays a bounded journal. Members with peers keep
+   * their whole log until snapshots can also catch up a follower (multi-member clusters).
+   */
+  @Override
+  public RetentionCriteria retentionCriteria() {
+    return loneVoter()
+        ? RetentionCriteria.snapshotEvery(settings.snapshotEveryEvents(), 2).withDeleteEventsOnSnapshot()
+        : RetentionCriteria.disabled();
+  }
+
+  /** Snapshots are the log as a protobuf {@code LogSnapshot}, serialized like the events. */
+  @Override
+  public SnapshotAdapter<Log> snapshotAdapter() {
+    return new SnapshotAdapter<>() {
+      @Override
+      public Object toJournal(Log state) {
+        return JournalCodec.toSnapshot(state.storage);
+      }
+
+      @Override
+      public Log fromJournal(Object from) {
+        Log log = new Log();
+        JournalCodec.restore((io.akkaetcd.proto.raftpb.LogSnapshot) from, log.storage);
+        return log;
+      }
+    };
   }
 
   @Override
@@ -147,11 +205,12 @@ public final class RaftMember
     RaftConfig config = new RaftConfig(settings.memberId(), settings.voters(), settings.electionTicks(), 1,
         applied, 256, 1024 * 1024, true, true, RandomGenerator.of("L64X128MixRandom"));
     core = new RaftCore(config, log.storage);
+    storage = log.storage;
     persistedHard = log.storage.hardState();
     ctx.getLog().info("{} recovered raft log [first={}, last={}, term={}, commit={}, applied={}]",
         Long.toHexString(settings.memberId()), log.storage.firstIndex(), log.storage.lastIndex(),
         log.storage.hardState().term(), log.storage.hardState().commit(), applied);
-    if (settings.voters().size() == 1 && settings.voters().get(0) == settings.memberId()) {
+    if (loneVoter()) {
       // A lone voter need not wait an election timeout: it is the only one that can win.
       core.campaign();
     }
@@ -162,24 +221,10 @@ public final class RaftMember
   @Override
   public CommandHandler<Command, LogAppended, Log> commandHandler() {
     return newCommandHandlerBuilder().forAnyState()
-        .onCommand(Propose.class, this::onPropose)
-        .onCommand(ReadIndex.class, this::onReadIndex)
         .onCommand(Flush.class, this::onFlush)
         .onCommand(Tick.class, this::onTick)
         .onCommand(HandleReady.class, this::onHandleReady)
         .build();
-  }
-
-  private Effect<LogAppended, Log> onPropose(Log log, Propose p) {
-    proposals.add(p);
-    scheduleFlush();
-    return Effect().none();
-  }
-
-  private Effect<LogAppended, Log> onReadIndex(Log log, ReadIndex r) {
-    reads.add(r.result());
-    scheduleFlush();
-    return Effect().none();
   }
 
   private Effect<LogAppended, Log> onTick(Log log, Tick t) {
@@ -194,12 +239,14 @@ public final class RaftMember
 
   /** Proposes every gathered proposal as one batch and asks one read index for every gathered read. */
   private Effect<LogAppended, Log> onFlush(Log log, Flush f) {
-    flushScheduled = false;
+    inbox.flushing();
+    inbox.drainProposals(proposals::add);
+    inbox.drainReads(reads);
     if (!proposals.isEmpty()) {
-      List<Propose> batch = List.copyOf(proposals);
+      List<RaftInbox.Proposal> batch = List.copyOf(proposals);
       proposals.clear();
       try {
-        core.propose(batch.stream().map(Propose::data).toList());
+        core.propose(batch.stream().map(RaftInbox.Proposal::data).toList());
       } catch (ProposalDroppedException e) {
         Throwable error = io.akkaetcd.api.EtcdError.NO_LEADER.exception();
         batch.forEach(p -> failProposal.accept(p.requestId(), error));
@@ -207,9 +254,16 @@ public final class RaftMember
     }
     if (!reads.isEmpty()) {
       ByteString context = ByteString.copyFromUtf8(Long.toString(nextReadContext++));
-      readBatches.put(context, List.copyOf(reads));
+      List<CompletableFuture<Long>> batch = List.copyOf(reads);
       reads.clear();
-      core.readIndex(context);
+      try {
+        core.readIndex(context);
+        readBatches.put(context, batch);
+      } catch (ProposalDroppedException e) {
+        // no leader to ask (an election is on): the clients get "no leader" and retry
+        Throwable error = io.akkaetcd.api.EtcdError.NO_LEADER.exception();
+        batch.forEach(waiter -> waiter.completeExceptionally(error));
+      }
     }
     return handleReady();
   }
@@ -245,12 +299,29 @@ public final class RaftMember
       }
     }
     core.advance(rd);
-    status.set(new RaftStatus(core.term(), core.leader(), core.role(), core.committedIndex()));
+    compactAppliedEntries();
+    status.set(new RaftStatus(core.term(), core.leader(), core.role(), core.committedIndex(), storage.firstIndex()));
     if (core.role() != StateRole.LEADER && core.leader() == 0) {
       failPendingReads();
     }
     if (core.hasReady()) {
       scheduleHandleReady();
+    }
+  }
+
+  /**
+   * Drops applied entries from the in-memory log, so memory does not grow with the history. Only a
+   * lone voter does it: with peers, entries stay until snapshots can replace them for a lagging
+   * follower. The state machine's durable applied index bounds it, so nothing is dropped that a
+   * crash could still need: a snapshot of this log never lacks an entry the store might lose.
+   */
+  private void compactAppliedEntries() {
+    if (!loneVoter()) {
+      return;
+    }
+    long durable = settings.durableAppliedIndex().getAsLong();
+    if (durable - storage.firstIndex() >= APPLIED_ENTRIES_KEPT + COMPACT_EVERY) {
+      storage.compact(durable - APPLIED_ENTRIES_KEPT);
     }
   }
 
@@ -262,13 +333,6 @@ public final class RaftMember
     Throwable error = io.akkaetcd.api.EtcdError.NO_LEADER.exception();
     readBatches.values().forEach(b -> b.forEach(f -> f.completeExceptionally(error)));
     readBatches.clear();
-  }
-
-  private void scheduleFlush() {
-    if (!flushScheduled) {
-      flushScheduled = true;
-      ctx.getSelf().tell(Flush.INSTANCE);
-    }
   }
 
   private void scheduleHandleReady() {

@@ -5,10 +5,11 @@ import io.akkaetcd.raft.StateRole;
 /**
  * What the rest of the server may know of this member's Raft state without asking the actor:
  * published by {@link RaftMember} after every Ready, read by the API for response headers and
- * Status. A snapshot in time; never used for decisions that need consensus.
+ * Status. A snapshot in time; never used for decisions that need consensus. {@code firstLogIndex}
+ * is the oldest entry still held in memory.
  */
-public record RaftStatus(long term, long leader, StateRole role, long committedIndex) {
-  public static final RaftStatus INITIAL = new RaftStatus(0, 0, StateRole.FOLLOWER, 0);
+public record RaftStatus(long term, long leader, StateRole role, long committedIndex, long firstLogIndex) {
+  public static final RaftStatus INITIAL = new RaftStatus(0, 0, StateRole.FOLLOWER, 0, 1);
 
   public boolean isLeader() {
     return role == StateRole.LEADER;

@@ -16,7 +16,6 @@ import java.util.List;
 public final class JournalCodec {
   private JournalCodec() {}
 
-  /** True if the Ready has anything that must be durable before it is sent or applied. */
   /**
    * Whether a Ready must be written (and fsynced) before it is acted on: new entries, or a new term
    * or vote (etcd raft's MustSync). A Ready that only moves the commit index is not written: the
@@ -33,12 +32,7 @@ public final class JournalCodec {
   public static LogAppended toEvent(Ready rd) {
     LogAppended.Builder b = LogAppended.newBuilder();
     for (Entry e : rd.entries()) {
-      b.addEntries(io.akkaetcd.proto.raftpb.Entry.newBuilder()
-          .setTerm(e.term()).setIndex(e.index())
-          .setType(e.type() == EntryType.CONF_CHANGE
-              ? io.akkaetcd.proto.raftpb.EntryType.ENTRY_CONF_CHANGE
-              : io.akkaetcd.proto.raftpb.EntryType.ENTRY_NORMAL)
-          .setData(e.data()));
+      b.addEntries(toProto(e));
     }
     HardState hs = rd.hardState();
     if (hs != null) {
@@ -53,10 +47,7 @@ public final class JournalCodec {
     if (ev.getEntriesCount() > 0) {
       List<Entry> entries = new ArrayList<>(ev.getEntriesCount());
       for (io.akkaetcd.proto.raftpb.Entry e : ev.getEntriesList()) {
-        entries.add(new Entry(e.getTerm(), e.getIndex(),
-            e.getType() == io.akkaetcd.proto.raftpb.EntryType.ENTRY_CONF_CHANGE
-                ? EntryType.CONF_CHANGE : EntryType.NORMAL,
-            e.getData()));
+        entries.add(fromProto(e));
       }
       storage.append(entries);
     }
@@ -64,5 +55,49 @@ public final class JournalCodec {
       io.akkaetcd.proto.raftpb.HardState hs = ev.getHardState();
       storage.setHardState(new HardState(hs.getTerm(), hs.getVote(), hs.getCommit()));
     }
+  }
+
+  /** The whole in-memory log as a snapshot: hard state, compaction point, the entries after it. */
+  public static io.akkaetcd.proto.raftpb.LogSnapshot toSnapshot(MemoryStorage storage) {
+    HardState hs = storage.hardState();
+    io.akkaetcd.proto.raftpb.LogSnapshot.Builder b = io.akkaetcd.proto.raftpb.LogSnapshot.newBuilder()
+        .setHardState(io.akkaetcd.proto.raftpb.HardState.newBuilder()
+            .setTerm(hs.term()).setVote(hs.vote()).setCommit(hs.commit()))
+        .setCompactedIndex(storage.firstIndex() - 1)
+        .setCompactedTerm(storage.compactedTerm());
+    if (storage.lastIndex() >= storage.firstIndex()) {
+      for (Entry e : storage.entries(storage.firstIndex(), storage.lastIndex() + 1, Long.MAX_VALUE)) {
+        b.addEntries(toProto(e));
+      }
+    }
+    return b.build();
+  }
+
+  /** Rebuilds a log from a snapshot. */
+  public static void restore(io.akkaetcd.proto.raftpb.LogSnapshot snap, MemoryStorage storage) {
+    storage.resetTo(snap.getCompactedIndex(), snap.getCompactedTerm());
+    List<Entry> entries = new ArrayList<>(snap.getEntriesCount());
+    for (io.akkaetcd.proto.raftpb.Entry e : snap.getEntriesList()) {
+      entries.add(fromProto(e));
+    }
+    storage.append(entries);
+    io.akkaetcd.proto.raftpb.HardState hs = snap.getHardState();
+    storage.setHardState(new HardState(hs.getTerm(), hs.getVote(), hs.getCommit()));
+  }
+
+  private static io.akkaetcd.proto.raftpb.Entry toProto(Entry e) {
+    return io.akkaetcd.proto.raftpb.Entry.newBuilder()
+        .setTerm(e.term()).setIndex(e.index())
+        .setType(e.type() == EntryType.CONF_CHANGE
+            ? io.akkaetcd.proto.raftpb.EntryType.ENTRY_CONF_CHANGE
+            : io.akkaetcd.proto.raftpb.EntryType.ENTRY_NORMAL)
+        .setData(e.data())
+        .build();
+  }
+
+  private static Entry fromProto(io.akkaetcd.proto.raftpb.Entry e) {
+    return new Entry(e.getTerm(), e.getIndex(),
+        e.getType() == io.akkaetcd.proto.raftpb.EntryType.ENTRY_CONF_CHANGE ? EntryType.CONF_CHANGE : EntryType.NORMAL,
+        e.getData());
   }
 }

@@ -47,21 +47,40 @@ class RaftMemberTest {
     testKit.shutdownTestKit();
   }
 
-  private record Member(ActorRef<RaftMember.Command> ref, TestProbe<List<Entry>> applied,
+  private record Member(ActorRef<RaftMember.Command> ref, RaftInbox inbox, TestProbe<List<Entry>> applied,
                         AtomicReference<RaftStatus> status) {}
 
   private Member spawn(String name, AtomicLong appliedIndex) {
+    return spawn(name, appliedIndex, ID);
+  }
+
+  private Member spawn(String name, AtomicLong appliedIndex, long id) {
     TestProbe<List<Entry>> applied = testKit.createTestProbe();
     AtomicReference<RaftStatus> status = new AtomicReference<>(RaftStatus.INITIAL);
-    RaftMember.Settings settings = new RaftMember.Settings(ID, List.of(ID), Duration.ofMillis(100), 10,
-        appliedIndex::get);
-    ActorRef<RaftMember.Command> ref = testKit.spawn(RaftMember.create(settings,
+    RaftMember.Settings settings = new RaftMember.Settings(id, List.of(id), Duration.ofMillis(100), 10,
+        appliedIndex::get, appliedIndex::get, 100);
+    RaftInbox inbox = new RaftInbox();
+    ActorRef<RaftMember.Command> ref = testKit.spawn(RaftMember.create(settings, inbox,
         entries -> {
           appliedIndex.set(entries.get(entries.size() - 1).index());
           applied.getRef().tell(entries);
         },
-        (id, error) -> { }, status), name);
-    return new Member(ref, applied, status);
+        (requestId, error) -> { }, status), name);
+    return new Member(ref, inbox, applied, status);
+  }
+
+  /** The member's published status once it satisfies {@code condition} (it is set just after applying). */
+  private static RaftStatus awaitStatus(Member m, java.util.function.Predicate<RaftStatus> condition, String what) {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+    RaftStatus s = m.status().get();
+    while (!condition.test(s)) {
+      if (System.nanoTime() > deadline) {
+        throw new AssertionError(what + ": " + s);
+      }
+      Thread.onSpinWait();
+      s = m.status().get();
+    }
+    return s;
   }
 
   /** Receives applied entries until one with the given data arrives; returns all received. */
@@ -78,7 +97,7 @@ class RaftMemberTest {
     AtomicLong appliedIndex = new AtomicLong();
     Member m = spawn("m1", appliedIndex);
     for (int i = 0; i < 50; i++) {
-      m.ref().tell(new RaftMember.Propose(i, ByteString.copyFromUtf8("v" + i)));
+      m.inbox().propose(i, ByteString.copyFromUtf8("v" + i));
     }
     List<Entry> applied = awaitApplied(m.applied(), "v49");
     List<String> data = applied.stream().map(e -> e.data().toStringUtf8()).filter(s -> !s.isEmpty()).toList();
@@ -87,10 +106,10 @@ class RaftMemberTest {
     for (int i = 1; i < applied.size(); i++) {
       assertEquals(applied.get(i - 1).index() + 1, applied.get(i).index(), "applied in log order, no gaps");
     }
-    assertEquals(StateRole.LEADER, m.status().get().role());
+    awaitStatus(m, st -> st.role() == StateRole.LEADER, "the lone member leads");
 
     CompletableFuture<Long> readIndex = new CompletableFuture<>();
-    m.ref().tell(new RaftMember.ReadIndex(readIndex));
+    m.inbox().readIndex(readIndex);
     assertTrue(readIndex.get(10, TimeUnit.SECONDS) >= applied.get(applied.size() - 1).index());
 
     long lastApplied = appliedIndex.get();
@@ -100,12 +119,56 @@ class RaftMemberTest {
     // The state machine had applied everything but the last 10 entries when the member stopped.
     appliedIndex.set(lastApplied - 10);
     Member again = spawn("m1-again", appliedIndex);
-    again.ref().tell(new RaftMember.Propose(100, ByteString.copyFromUtf8("after-restart")));
+    again.inbox().propose(100, ByteString.copyFromUtf8("after-restart"));
     List<Entry> replayed = awaitApplied(again.applied(), "after-restart");
     assertEquals(lastApplied - 9, replayed.get(0).index(), "re-delivers only what was not applied");
     List<String> replayedData = replayed.stream().map(e -> e.data().toStringUtf8()).filter(s -> !s.isEmpty()).toList();
     assertEquals(List.of("v40", "v41", "v42", "v43", "v44", "v45", "v46", "v47", "v48", "v49", "after-restart"),
         replayedData);
-    assertTrue(again.status().get().term() > term, "a new term after restart: the vote was persisted");
+    awaitStatus(again, st -> st.term() > term, "a new term after restart: the vote was persisted");
+  }
+
+  @Test
+  void aLoneMemberKeepsABoundedLogAndRecoversFromItsSnapshot() {
+    AtomicLong appliedIndex = new AtomicLong();
+    long id = 0x5678;
+    Member m = spawn("bounded", appliedIndex, id);
+    // waves of 50, each applied before the next: at least one journal event per wave, so that the
+    // 100-event snapshot interval passes a few times
+    int proposals = RaftMember.APPLIED_ENTRIES_KEPT + RaftMember.COMPACT_EVERY + 2000;
+    List<Entry> applied = new ArrayList<>();
+    for (int i = 0; i < proposals; i++) {
+      m.inbox().propose(i, ByteString.copyFromUtf8("e" + i));
+      if (i % 50 == 49 || i == proposals - 1) {
+        applied = awaitApplied(m.applied(), "e" + i);
+      }
+    }
+    long last = applied.get(applied.size() - 1).index();
+    // one more round trip so that the status reflects the compaction after the last apply
+    m.inbox().propose(proposals, ByteString.copyFromUtf8("last"));
+    awaitApplied(m.applied(), "last");
+    long first = awaitStatus(m, st -> st.firstLogIndex() > 1, "applied entries were dropped from memory").firstLogIndex();
+    assertTrue(last + 1 - first <= RaftMember.APPLIED_ENTRIES_KEPT + RaftMember.COMPACT_EVERY + 1,
+        "at most the kept entries plus one compaction interval: " + (last + 1 - first));
+
+    try (var snaps = Files.list(dir.resolve("snap"))) {
+      assertTrue(snaps.anyMatch(f -> f.getFileName().toString().contains("raft-log-5678")),
+          "the log was snapshotted (and the journal behind it trimmed)");
+    } catch (IOException e) {
+      throw new java.io.UncheckedIOException(e);
+    }
+    // Restart: the log comes back from a snapshot (trimmed), and the 5 entries the state machine
+    // had not applied are delivered again, in order, before a new one.
+    long lastApplied = appliedIndex.get();
+    testKit.stop(m.ref());
+    appliedIndex.set(lastApplied - 5);
+    Member again = spawn("bounded-again", appliedIndex, id);
+    again.inbox().propose(proposals + 1, ByteString.copyFromUtf8("after-restart"));
+    List<Entry> replayed = awaitApplied(again.applied(), "after-restart");
+    assertEquals(lastApplied - 4, replayed.get(0).index(), "re-delivers only what was not applied");
+    for (int i = 1; i < replayed.size(); i++) {
+      assertEquals(replayed.get(i - 1).index() + 1, replayed.get(i).index(), "in log order, no gaps");
+    }
+    awaitStatus(again, st -> st.firstLogIndex() > 1, "recovered from a snapshot of the trimmed log");
   }
 }

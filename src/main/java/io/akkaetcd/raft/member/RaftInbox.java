@@ -1,0 +1,79 @@
+package io.akkaetcd.raft.member;
+
+import akka.actor.typed.ActorRef;
+import com.google.protobuf.ByteString;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Consumer;
+
+/**
+ * Where client requests wait for the {@link RaftMember}: proposals and read-index requests go into
+ * lock-free queues, and the member is sent one {@code Flush} whenever there is something new for it.
+ *
+ * <p>Why not a message per request: an event-sourced actor stashes every command that arrives
+ * while a journal write (or the recovery) is in flight, and Akka Persistence unstashes them one
+ * inside the other; thousands of waiting requests overflowed the stack. Here at most one Flush
+ * waits, and a Flush takes everything queued as one batch (group commit).
+ *
+ * <p>Invariant: after a request is queued, a Flush is sent unless one is pending, and the member
+ * clears "pending" before it drains, so no request is left behind without a Flush to come.
+ */
+public final class RaftInbox {
+  /** A proposal: the caller waits for {@code requestId} in the request {@link io.akkaetcd.wait.Wait}. */
+  public record Proposal(long requestId, ByteString data) {}
+
+  private final ConcurrentLinkedQueue<Proposal> proposals = new ConcurrentLinkedQueue<>();
+  private final ConcurrentLinkedQueue<CompletableFuture<Long>> reads = new ConcurrentLinkedQueue<>();
+  private final AtomicBoolean flushPending = new AtomicBoolean();
+  private volatile ActorRef<RaftMember.Command> member;
+
+  /** Propose an entry. */
+  public void propose(long requestId, ByteString data) {
+    proposals.add(new Proposal(requestId, data));
+    signal();
+  }
+
+  /** Ask for a read index (Raft thesis 6.4); completed with the index to wait for. */
+  public void readIndex(CompletableFuture<Long> result) {
+    reads.add(result);
+    signal();
+  }
+
+  private void signal() {
+    ActorRef<RaftMember.Command> m = member;
+    if (m != null && flushPending.compareAndSet(false, true)) {
+      m.tell(RaftMember.Flush.INSTANCE);
+    }
+  }
+
+  /** The member (again, after a restart) takes requests from here; anything already queued is signalled. */
+  void attach(ActorRef<RaftMember.Command> self) {
+    member = self;
+    flushPending.set(false);
+    signal();
+  }
+
+  /** Called by the member before it drains: requests queued from now on send a new Flush. */
+  void flushing() {
+    flushPending.set(false);
+  }
+
+  void drainProposals(Consumer<Proposal> to) {
+    for (Proposal p; (p = proposals.poll()) != null; ) {
+      to.accept(p);
+    }
+  }
+
+  void drainReads(List<CompletableFuture<Long>> to) {
+    for (CompletableFuture<Long> r; (r = reads.poll()) != null; ) {
+      to.add(r);
+    }
+  }
+
+  /** True if nothing is queued (for the member's own checks). */
+  boolean isEmpty() {
+    return proposals.isEmpty() && reads.isEmpty();
+  }
+}
