@@ -25,13 +25,13 @@ public final class Compare {
 
   private static final String USAGE = String.join("\n",
       "usage: loadtest/compare [--suite quick|full] [--rounds 3] [--big] [--etcd PATH] [--akka-etcd PATH] [--work DIR]",
-      "                        [--idle-watches 100000] [--held-leases 100000]",
+      "                        [--idle-watches 100000] [--held-leases 100000] [--only LABEL-PREFIX]",
       "",
       "Starts etcd and akka-etcd (one member each, same flags, free loopback ports, fresh data dirs),",
-      "measures memory per idle watch and per lease on the fresh servers, warms both up, then runs each",
-      "workload on both in turn, --rounds times in alternating order, and prints a table of medians and",
-      "akka-etcd / etcd ratios with server CPU per operation. --big adds 1,000,000 keys (8-byte keys,",
-      "256-byte values): RSS and restart time.");
+      "warms both up, runs each workload on both in turn, --rounds times in alternating order, and",
+      "prints a table of medians and akka-etcd / etcd ratios with server CPU per operation. Then, on a",
+      "fresh pair, the memory per held lease and per idle watch (0 skips them). --big adds 1,000,000",
+      "keys (8-byte keys, 256-byte values): RSS and restart time.");
 
   private Compare() {}
 
@@ -61,17 +61,19 @@ public final class Compare {
     String etcd = o.string("etcd", "etcd");
     String root = System.getProperty("akka-etcd.home", ".");
     String akka = o.string("akka-etcd", root + "/bin/akka-etcd");
-    Path work = Files.createDirectories(Path.of(o.string("work", Files.createTempDirectory("compare").toString())));
+    Path work = Path.of(o.string("work", Files.createTempDirectory("compare").toString()));
+    Files.createDirectories(work.resolve("suite"));
+    Files.createDirectories(work.resolve("memory"));
     int idleWatches = o.integer("idle-watches", 100_000);
     int heldLeases = o.integer("held-leases", 100_000);
+    String only = o.string("only", "");
     o.checkAllUsed();
 
-    List<Workload> suite = suite(suiteName);
+    List<Workload> suite = suite(suiteName).stream().filter(w -> w.label().startsWith(only)).toList();
     Map<String, Map<String, List<Score>>> scores = new LinkedHashMap<>();
     Map<String, Map<String, Double>> figures = new LinkedHashMap<>();
-    // --enable-pprof only lets the memory figures run Go's collector first (see liveHeapBytes)
-    try (ServerUnderTest e = new ServerUnderTest(ServerUnderTest.Kind.ETCD, etcd, work, List.of("--enable-pprof"));
-         ServerUnderTest a = new ServerUnderTest(ServerUnderTest.Kind.AKKA_ETCD, akka, work, List.of())) {
+    try (ServerUnderTest e = new ServerUnderTest(ServerUnderTest.Kind.ETCD, etcd, work.resolve("suite"), List.of());
+         ServerUnderTest a = new ServerUnderTest(ServerUnderTest.Kind.AKKA_ETCD, akka, work.resolve("suite"), List.of())) {
       List<ServerUnderTest> servers = List.of(e, a);
       for (ServerUnderTest server : servers) {
         Map<String, Double> fig = new LinkedHashMap<>();
@@ -79,12 +81,6 @@ public final class Compare {
         fig.put("start ms (empty)", (double) server.start());
         fig.put("RSS MiB at start", server.rssBytes() / 1048576.0);
         System.err.printf("== %s (pid %d) on %s%n", server.name(), server.pid(), server.endpoint);
-      }
-      // Memory first, on fresh servers, one server at a time.
-      for (ServerUnderTest server : servers) {
-        Map<String, Double> fig = figures.get(server.name());
-        memory(server, "watch", idleWatches, fig, () -> holdWatches(server, idleWatches));
-        memory(server, "lease", heldLeases, fig, () -> holdLeases(server, heldLeases));
       }
       for (ServerUnderTest server : servers) {
         seed(server);
@@ -107,6 +103,20 @@ public final class Compare {
       if (big) {
         for (ServerUnderTest server : servers) {
           bigData(server, figures.get(server.name()));
+        }
+      }
+    }
+    // Memory on a fresh pair, one server at a time: leases (held), then idle watches.
+    // --enable-pprof only lets the memory figures run Go's collector first (see liveHeapBytes).
+    if (idleWatches > 0 || heldLeases > 0) {
+      try (ServerUnderTest e = new ServerUnderTest(ServerUnderTest.Kind.ETCD, etcd, work.resolve("memory"), List.of("--enable-pprof"));
+           ServerUnderTest a = new ServerUnderTest(ServerUnderTest.Kind.AKKA_ETCD, akka, work.resolve("memory"), List.of())) {
+        for (ServerUnderTest server : List.of(e, a)) {
+          Map<String, Double> fig = figures.get(server.name());
+          server.start();
+          if (heldLeases > 0) memory(server, "lease", heldLeases, fig, () -> holdLeases(server, heldLeases));
+          if (idleWatches > 0) memory(server, "watch", idleWatches, fig, () -> holdWatches(server, idleWatches));
+          server.stop();
         }
       }
     }
