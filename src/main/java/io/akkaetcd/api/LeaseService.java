@@ -4,6 +4,7 @@ import akka.NotUsed;
 import akka.stream.javadsl.Source;
 import io.akkaetcd.lease.LeaseKeeper;
 import io.akkaetcd.lease.Lessor;
+import io.akkaetcd.mvcc.KeyOrder;
 import io.akkaetcd.proto.etcdserverpb.InternalRaftRequest;
 import io.akkaetcd.proto.etcdserverpb.Lease;
 import io.akkaetcd.proto.etcdserverpb.LeaseGrantRequest;
@@ -77,7 +78,7 @@ public final class LeaseService implements Lease {
       }
       b.setTTL(keeper.remainingSeconds(in.getID())).setGrantedTTL(lease.get().ttl());
       if (in.getKeys()) {
-        lease.get().keys().stream().sorted(com.google.protobuf.ByteString.unsignedLexicographicalComparator())
+        lease.get().keys().stream().sorted(KeyOrder.COMPARATOR)
             .forEach(b::addKeys);
       }
       return b.build();

@@ -5,6 +5,7 @@ import com.google.protobuf.Message;
 import io.akkaetcd.api.EtcdError;
 import io.akkaetcd.api.KvRequestValidator;
 import io.akkaetcd.api.EtcdException;
+import io.akkaetcd.mvcc.KeyOrder;
 import io.akkaetcd.mvcc.KvStore;
 import io.akkaetcd.mvcc.KvStore.RangeResult;
 import io.akkaetcd.proto.etcdserverpb.CompactionRequest;
@@ -46,7 +47,7 @@ import java.util.function.Function;
  */
 public final class KvApplier {
 
-  private static final Comparator<ByteString> BYTES = ByteString.unsignedLexicographicalComparator();
+  private static final Comparator<ByteString> BYTES = KeyOrder.COMPARATOR;
   private static final ByteString GTE = ByteString.copyFrom(new byte[] {0});
 
   private final LeaseLookup leases;

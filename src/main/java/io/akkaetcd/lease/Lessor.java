@@ -3,6 +3,7 @@ package io.akkaetcd.lease;
 import com.google.protobuf.ByteString;
 import io.akkaetcd.api.EtcdError;
 import io.akkaetcd.apply.LeaseLookup;
+import io.akkaetcd.mvcc.KeyOrder;
 import io.akkaetcd.mvcc.KvStore;
 import io.akkaetcd.proto.etcdserverpb.LeaseGrantRequest;
 import io.akkaetcd.proto.etcdserverpb.LeaseGrantResponse;
@@ -45,6 +46,9 @@ public final class Lessor implements LeaseLookup {
   public static Lessor recover(KvStore store, long minTtl) {
     Lessor l = new Lessor(minTtl);
     store.leases().forEach((id, ttl) -> l.leases.put(id, new Lease(id, ttl, ConcurrentHashMap.newKeySet())));
+    if (l.leases.isEmpty()) {
+      return l; // no lease to attach keys to: no need to read every key
+    }
     ByteString all = ByteString.copyFrom(new byte[] {0});
     for (KeyValue kv : store.range(all, all, 0, 0, false).kvs()) {
       Lease lease = l.leases.get(kv.getLease());
@@ -97,7 +101,7 @@ public final class Lessor implements LeaseLookup {
       throw EtcdError.LEASE_NOT_FOUND.exception();
     }
     KvStore.WriteTxn txn = store.beginTxn(raftIndex);
-    for (ByteString key : lease.keys().stream().sorted(ByteString.unsignedLexicographicalComparator()).toList()) {
+    for (ByteString key : lease.keys().stream().sorted(KeyOrder.COMPARATOR).toList()) {
       txn.deleteRange(key, ByteString.EMPTY);
     }
     long revision = txn.revision();

@@ -64,7 +64,7 @@ public final class MvccStore implements KvStore {
   private final Path dir;
   private final DB db;
   private final ConcurrentSkipListMap<ByteString, KeyIndex> index =
-      new ConcurrentSkipListMap<>(ByteString.unsignedLexicographicalComparator());
+      new ConcurrentSkipListMap<>(KeyOrder.COMPARATOR);
   private final ExecutorService compactor;
 
   private volatile long currentRevision;
@@ -76,7 +76,7 @@ public final class MvccStore implements KvStore {
    * synced, and the journal may be truncated only behind this index.
    */
   private volatile long durableAppliedIndex;
-  static final long SYNC_EVERY = 5000;
+  static final long SYNC_EVERY = 1000;
 
   // Applier-confined batch state.
   private long batchRevision;
@@ -119,16 +119,26 @@ public final class MvccStore implements KvStore {
     long finished = getMeta(META_COMPACT_FINISHED);
     long scheduled = getMeta(META_COMPACT_SCHEDULED);
     long[] count = {0};
-    scanRevisions(new ReadOptions(), 0, Long.MAX_VALUE, (k, value) -> {
+    // One pass over every revision, gathered in a hash map (a key's revisions come scattered), then
+    // put in the ordered index once per key, in key order. The block cache is left alone and values
+    // are not copied.
+    Map<MixedKey, KeyIndex> byKey = new HashMap<>(1 << 16);
+    scanRevisions(new ReadOptions().fillCache(false), 0, Long.MAX_VALUE, (k, value) -> {
       Revision rev = Revision.fromBytes(k, 1);
-      KeyValue kv = parse(value);
-      KeyIndex ki = index.getOrDefault(kv.getKey(), KeyIndex.EMPTY);
+      IndexFields kv = IndexFields.parse(value);
+      MixedKey key = new MixedKey(kv.key());
+      KeyIndex ki = byKey.getOrDefault(key, KeyIndex.EMPTY);
       ki = Revision.isTombstone(k, 1)
           ? ki.append(new KeyIndex.Version(rev, true, 0, 0))
-          : ki.append(new KeyIndex.Version(rev, false, kv.getCreateRevision(), kv.getVersion()));
-      index.put(kv.getKey(), ki);
+          : ki.append(new KeyIndex.Version(rev, false, kv.createRevision(), kv.version()));
+      byKey.put(key, ki);
       count[0]++;
     });
+    List<Map.Entry<MixedKey, KeyIndex>> sorted = new ArrayList<>(byKey.entrySet());
+    sorted.sort((a, b) -> KeyOrder.compare(a.getKey().key(), b.getKey().key()));
+    for (Map.Entry<MixedKey, KeyIndex> e : sorted) {
+      index.put(e.getKey().key(), e.getValue()); // in key order: each insert walks a warm path
+    }
     currentRevision = revision;
     batchRevision = revision;
     appliedIndex = getMeta(META_APPLIED);
@@ -226,8 +236,8 @@ public final class MvccStore implements KvStore {
     if (rangeEnd.equals(NUL)) {
       return index.tailMap(key, true);
     }
-    if (ByteString.unsignedLexicographicalComparator().compare(key, rangeEnd) >= 0) {
-      return new ConcurrentSkipListMap<>(ByteString.unsignedLexicographicalComparator());
+    if (KeyOrder.COMPARATOR.compare(key, rangeEnd) >= 0) {
+      return new ConcurrentSkipListMap<>(KeyOrder.COMPARATOR);
     }
     return index.subMap(key, true, rangeEnd, false);
   }
@@ -756,6 +766,59 @@ public final class MvccStore implements KvStore {
 
   private static byte[] longBytes(long v) {
     return ByteBuffer.allocate(8).putLong(v).array();
+  }
+
+  /**
+   * A key with a well-mixed hash, for the hash map that gathers the index at open: ByteString's own
+   * hash (31 * h + b) collides heavily on short binary keys such as etcd benchmark's, and colliding
+   * bins turned into slow trees.
+   */
+  private record MixedKey(ByteString key, int hash) {
+    MixedKey(ByteString key) {
+      this(key, mix(key));
+    }
+
+    private static int mix(ByteString key) {
+      long h = 0x9E3779B97F4A7C15L ^ key.size();
+      for (int i = 0; i < key.size(); i++) {
+        h = (h ^ (key.byteAt(i) & 0xff)) * 0xBF58476D1CE4E5B9L;
+        h ^= h >>> 29;
+      }
+      return (int) (h ^ (h >>> 32));
+    }
+
+    @Override
+    public int hashCode() {
+      return hash;
+    }
+
+    @Override
+    public boolean equals(Object o) {
+      return o instanceof MixedKey m && m.hash == hash && m.key.equals(key);
+    }
+  }
+
+  /** What the key index needs of a stored KeyValue, read without parsing (and copying) the value. */
+  private record IndexFields(ByteString key, long createRevision, long version) {
+    static IndexFields parse(byte[] bytes) {
+      try {
+        com.google.protobuf.CodedInputStream in = com.google.protobuf.CodedInputStream.newInstance(bytes);
+        ByteString key = ByteString.EMPTY;
+        long create = 0;
+        long version = 0;
+        for (int tag = in.readTag(); tag != 0; tag = in.readTag()) {
+          switch (com.google.protobuf.WireFormat.getTagFieldNumber(tag)) {
+            case KeyValue.KEY_FIELD_NUMBER -> key = in.readBytes();
+            case KeyValue.CREATE_REVISION_FIELD_NUMBER -> create = in.readInt64();
+            case KeyValue.VERSION_FIELD_NUMBER -> version = in.readInt64();
+            default -> in.skipField(tag);
+          }
+        }
+        return new IndexFields(key, create, version);
+      } catch (IOException e) {
+        throw new IllegalStateException("corrupt revision in the MVCC store", e);
+      }
+    }
   }
 
   private static KeyValue parse(byte[] bytes) {

@@ -10,6 +10,7 @@ import akka.stream.BoundedSourceQueue;
 import akka.stream.QueueOfferResult;
 import com.google.protobuf.ByteString;
 import io.akkaetcd.api.EtcdException;
+import io.akkaetcd.mvcc.KeyOrder;
 import io.akkaetcd.mvcc.KvStore;
 import io.akkaetcd.proto.etcdserverpb.ResponseHeader;
 import io.akkaetcd.proto.etcdserverpb.WatchCreateRequest;
@@ -97,7 +98,7 @@ public final class WatchRouter extends AbstractBehavior<WatchRouter.Command> {
         return false;
       }
       ByteString k = e.getKv().getKey();
-      var cmp = ByteString.unsignedLexicographicalComparator();
+      var cmp = KeyOrder.COMPARATOR;
       if (end.isEmpty()) {
         return k.equals(key);
       }
@@ -251,22 +252,29 @@ public final class WatchRouter extends AbstractBehavior<WatchRouter.Command> {
       } catch (EtcdException compactedMeanwhile) {
         continue; // the next round cancels what was compacted
       }
+      // each event once without its previous kv, shared by every watch that did not ask for it
+      List<Event> bare = null;
+      ResponseHeader hdr = header.apply(store.currentRevision());
       boolean blocked = false;
       for (Watch w : watches.values()) {
         if (w.next > to) {
           continue;
         }
+        if (!w.prevKv && bare == null) {
+          bare = withoutPrevKv(events);
+        }
+        List<Event> source = w.prevKv ? events : bare;
         List<Event> mine = new ArrayList<>();
-        for (Event e : events) {
+        for (Event e : source) {
           if (e.getKv().getModRevision() >= w.next && w.wants(e)) {
-            mine.add(w.prevKv ? e : e.toBuilder().clearPrevKv().build());
+            mine.add(e);
           }
         }
         if (mine.isEmpty()) {
           w.next = to + 1;
           continue;
         }
-        WatchResponse whole = response(w.id).addAllEvents(mine).build();
+        WatchResponse whole = WatchResponse.newBuilder().setHeader(hdr).setWatchId(w.id).addAllEvents(mine).build();
         List<WatchResponse> parts = w.fragment ? Fragments.split(whole, maxResponseBytes) : List.of(whole);
         if (parts.size() > 1) {
           // fragments go as control responses: all of them, in order, before this watch's next events
@@ -290,6 +298,14 @@ public final class WatchRouter extends AbstractBehavior<WatchRouter.Command> {
       retryDelay = FIRST_RETRY;
     }
     return this;
+  }
+
+  private static List<Event> withoutPrevKv(List<Event> events) {
+    List<Event> out = new ArrayList<>(events.size());
+    for (Event e : events) {
+      out.add(e.hasPrevKv() ? e.toBuilder().clearPrevKv().build() : e);
+    }
+    return out;
   }
 
   private WatchResponse.Builder response(long watchId) {
