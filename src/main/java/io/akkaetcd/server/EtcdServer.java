@@ -125,17 +125,19 @@ public final class EtcdServer implements EtcdMember, AutoCloseable {
 
   /** Opens the data directory, starts the member and binds every --listen-client-urls. */
   /**
-   * Journal events between snapshots of the Raft log: a tenth of --snapshot-count (etcd counts
-   * entries; one of our events holds one or more entries, so the journal is trimmed at least as often).
+   * Journal events between snapshots of the Raft log: a hundredth of --snapshot-count. etcd counts
+   * entries; one of our events holds one or more (many under load), and a snapshot is small (the
+   * few thousand entries a lone member keeps in memory), so snapshotting more often keeps the
+   * journal a restart replays short.
    */
   static int journalSnapshotEvents(long snapshotCount) {
-    return (int) Math.max(100, Math.min(Integer.MAX_VALUE, snapshotCount / 10));
+    return (int) Math.max(100, Math.min(Integer.MAX_VALUE, snapshotCount / 100));
   }
 
   public static EtcdServer start(ServerConfig config) {
     if (java.util.concurrent.ForkJoinPool.getCommonPoolParallelism() < 2) {
       log.warn("the JDK common pool has 1 thread, so every gRPC request starts a thread of its own: "
-          + "start the JVM with -D{}=2 (bin/akka-etcd does)", Main.COMMON_POOL_PARALLELISM);
+          + "start the JVM with -D{}=2 (akka-etcd's Main sets it)", Main.COMMON_POOL_PARALLELISM);
     }
     Path memberDir = config.dataDir().resolve("member");
     try {

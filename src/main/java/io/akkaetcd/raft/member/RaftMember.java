@@ -118,7 +118,7 @@ public final class RaftMember
    */
   static final int APPLIED_ENTRIES_KEPT = 1000;
   /** The in-memory log is compacted when this many applied entries have piled up beyond the kept ones. */
-  static final int COMPACT_EVERY = 10_000;
+  static final int COMPACT_EVERY = 2_000;
 
   /** The persisted log in memory, from recovery on; the same object as the state's. */
   private io.akkaetcd.raft.MemoryStorage storage;
