@@ -46,15 +46,13 @@ public final class Lessor implements LeaseLookup {
   public static Lessor recover(KvStore store, long minTtl) {
     Lessor l = new Lessor(minTtl);
     store.leases().forEach((id, ttl) -> l.leases.put(id, new Lease(id, ttl, ConcurrentHashMap.newKeySet())));
-    if (l.leases.isEmpty()) {
-      return l; // no lease to attach keys to: no need to read every key
-    }
-    ByteString all = ByteString.copyFrom(new byte[] {0});
-    for (KeyValue kv : store.range(all, all, 0, 0, false).kvs()) {
-      Lease lease = l.leases.get(kv.getLease());
-      if (lease != null) {
-        lease.keys().add(kv.getKey());
-      }
+    if (!l.leases.isEmpty()) {
+      store.leasedKeys().forEach((key, id) -> {
+        Lease lease = l.leases.get(id);
+        if (lease != null) {
+          lease.keys().add(key);
+        }
+      });
     }
     return l;
   }

@@ -93,6 +93,18 @@ public interface KvStore extends AutoCloseable {
   /** Every lease recorded on disk, id → TTL in seconds (read at start to rebuild the lessor). */
   java.util.Map<Long, Long> leases();
 
+  /** Every live key attached to a lease, key → lease id (read at start to rebuild the lessor). */
+  default java.util.Map<ByteString, Long> leasedKeys() {
+    java.util.Map<ByteString, Long> out = new java.util.HashMap<>();
+    ByteString all = ByteString.copyFrom(new byte[] {0});
+    for (io.akkaetcd.proto.mvccpb.KeyValue kv : range(all, all, 0, 0, false).kvs()) {
+      if (kv.getLease() != 0) {
+        out.put(kv.getKey(), kv.getLease());
+      }
+    }
+    return out;
+  }
+
   /** Hash of every key-value revision in {@code (compactRevision, rev]} (etcd's HashKV). */
   HashResult hashKV(long rev);
 

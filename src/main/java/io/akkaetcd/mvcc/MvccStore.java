@@ -77,6 +77,8 @@ public final class MvccStore implements KvStore {
    */
   private volatile long durableAppliedIndex;
   static final long SYNC_EVERY = 1000;
+  /** Live keys with a lease, gathered by the scan at open; handed out once, to the lessor. */
+  private Map<ByteString, Long> leasedAtOpen;
 
   // Applier-confined batch state.
   private long batchRevision;
@@ -123,17 +125,25 @@ public final class MvccStore implements KvStore {
     // put in the ordered index once per key, in key order. The block cache is left alone and values
     // are not copied.
     Map<MixedKey, KeyIndex> byKey = new HashMap<>(1 << 16);
+    Map<ByteString, Long> leased = new HashMap<>();
     scanRevisions(new ReadOptions().fillCache(false), 0, Long.MAX_VALUE, (k, value) -> {
       Revision rev = Revision.fromBytes(k, 1);
       IndexFields kv = IndexFields.parse(value);
       MixedKey key = new MixedKey(kv.key());
       KeyIndex ki = byKey.getOrDefault(key, KeyIndex.EMPTY);
+      // revisions come in order: the last one seen of a key says whether it is live with a lease
+      if (kv.lease() != 0 && !Revision.isTombstone(k, 1)) {
+        leased.put(kv.key(), kv.lease());
+      } else if (!leased.isEmpty()) {
+        leased.remove(kv.key());
+      }
       ki = Revision.isTombstone(k, 1)
           ? ki.append(new KeyIndex.Version(rev, true, 0, 0))
           : ki.append(new KeyIndex.Version(rev, false, kv.createRevision(), kv.version()));
       byKey.put(key, ki);
       count[0]++;
     });
+    leasedAtOpen = leased;
     List<Map.Entry<MixedKey, KeyIndex>> sorted = new ArrayList<>(byKey.entrySet());
     sorted.sort((a, b) -> KeyOrder.compare(a.getKey().key(), b.getKey().key()));
     for (Map.Entry<MixedKey, KeyIndex> e : sorted) {
@@ -174,6 +184,17 @@ public final class MvccStore implements KvStore {
   @Override
   public long appliedIndex() {
     return appliedIndex;
+  }
+
+  /** At start, from the scan that rebuilt the index; later (not used so) by reading every key. */
+  @Override
+  public synchronized Map<ByteString, Long> leasedKeys() {
+    Map<ByteString, Long> m = leasedAtOpen;
+    if (m != null) {
+      leasedAtOpen = null;
+      return m;
+    }
+    return KvStore.super.leasedKeys();
   }
 
   @Override
@@ -799,22 +820,24 @@ public final class MvccStore implements KvStore {
   }
 
   /** What the key index needs of a stored KeyValue, read without parsing (and copying) the value. */
-  private record IndexFields(ByteString key, long createRevision, long version) {
+  private record IndexFields(ByteString key, long createRevision, long version, long lease) {
     static IndexFields parse(byte[] bytes) {
       try {
         com.google.protobuf.CodedInputStream in = com.google.protobuf.CodedInputStream.newInstance(bytes);
         ByteString key = ByteString.EMPTY;
         long create = 0;
         long version = 0;
+        long lease = 0;
         for (int tag = in.readTag(); tag != 0; tag = in.readTag()) {
           switch (com.google.protobuf.WireFormat.getTagFieldNumber(tag)) {
             case KeyValue.KEY_FIELD_NUMBER -> key = in.readBytes();
             case KeyValue.CREATE_REVISION_FIELD_NUMBER -> create = in.readInt64();
             case KeyValue.VERSION_FIELD_NUMBER -> version = in.readInt64();
+            case KeyValue.LEASE_FIELD_NUMBER -> lease = in.readInt64();
             default -> in.skipField(tag);
           }
         }
-        return new IndexFields(key, create, version);
+        return new IndexFields(key, create, version, lease);
       } catch (IOException e) {
         throw new IllegalStateException("corrupt revision in the MVCC store", e);
       }
