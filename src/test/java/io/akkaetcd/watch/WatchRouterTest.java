@@ -167,10 +167,11 @@ class WatchRouterTest {
           Source.<WatchResponse>queue(64).toMat(Sink.queue(1), Keep.both()).run(testKit.system());
       int limit = 1000;
       ActorRef<WatchRouter.Command> router = router(store, stream.first(), limit);
+      // explicit start revisions: the creates may reach the router after the write below
       router.tell(new WatchRouter.Request(create(WatchCreateRequest.newBuilder().setKey(ByteString.copyFromUtf8("a"))
-          .setRangeEnd(ByteString.copyFromUtf8("b")).setFragment(true).setWatchId(1))));
+          .setRangeEnd(ByteString.copyFromUtf8("b")).setFragment(true).setWatchId(1).setStartRevision(2))));
       router.tell(new WatchRouter.Request(create(WatchCreateRequest.newBuilder().setKey(ByteString.copyFromUtf8("a"))
-          .setRangeEnd(ByteString.copyFromUtf8("b")).setWatchId(2))));
+          .setRangeEnd(ByteString.copyFromUtf8("b")).setWatchId(2).setStartRevision(2))));
       // one revision with 10 events of about 300 bytes: about 3 KB, three times the limit
       KvStore.WriteTxn t = store.beginTxn(1);
       for (int i = 0; i < 10; i++) {

@@ -44,9 +44,9 @@ import java.util.random.RandomGenerator;
  * <p>Every Ready is handled in the order etcd's raft requires: first its entries and hard state
  * are persisted as one journal event (one write, one fsync), then its messages are sent, its
  * committed entries are handed to the applier in log order, its read states answered, and only
- * then is the core advanced. While a journal write is in flight Akka Persistence stashes new
- * commands; the proposals among them are gathered and proposed together afterwards, so under load
- * many client requests share one fsync (group commit).
+ * then is the core advanced. Client requests wait in the {@link RaftInbox} while a journal write
+ * is in flight (the actor itself gets one Flush for them); the next Flush proposes all of them
+ * together, so under load many client requests share one fsync (group commit).
  *
  * <p>Invariants: the core and the in-memory log are confined to this actor; nothing is applied
  * before it is durable; a proposal is never acknowledged here (the applier does that after
@@ -143,11 +143,6 @@ public final class RaftMember
     return new Log();
   }
 
-  @Override
-  public java.util.Optional<Integer> stashCapacity() {
-    // Commands wait here while a journal write is in flight; under load that is many proposals.
-    return java.util.Optional.of(1_000_000);
-  }
 
   private boolean loneVoter() {
     return settings.voters().size() == 1 && settings.voters().get(0) == settings.memberId();
