@@ -128,16 +128,17 @@ public final class MvccStore implements KvStore {
     Map<ByteString, Long> leased = new HashMap<>();
     scanRevisions(new ReadOptions().fillCache(false), 0, Long.MAX_VALUE, (k, value) -> {
       Revision rev = Revision.fromBytes(k, 1);
+      boolean tombstone = Revision.isTombstone(k, 1);
       IndexFields kv = IndexFields.parse(value);
       MixedKey key = new MixedKey(kv.key());
       KeyIndex ki = byKey.getOrDefault(key, KeyIndex.EMPTY);
       // revisions come in order: the last one seen of a key says whether it is live with a lease
-      if (kv.lease() != 0 && !Revision.isTombstone(k, 1)) {
+      if (kv.lease() != 0 && !tombstone) {
         leased.put(kv.key(), kv.lease());
       } else if (!leased.isEmpty()) {
         leased.remove(kv.key());
       }
-      ki = Revision.isTombstone(k, 1)
+      ki = tombstone
           ? ki.append(new KeyIndex.Version(rev, true, 0, 0))
           : ki.append(new KeyIndex.Version(rev, false, kv.createRevision(), kv.version()));
       byKey.put(key, ki);

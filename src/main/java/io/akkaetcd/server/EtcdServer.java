@@ -123,7 +123,6 @@ public final class EtcdServer implements EtcdMember, AutoCloseable {
     this.bindings = new ArrayList<>();
   }
 
-  /** Opens the data directory, starts the member and binds every --listen-client-urls. */
   /**
    * Journal events between snapshots of the Raft log: a hundredth of --snapshot-count. etcd counts
    * entries; one of our events holds one or more (many under load), and a snapshot is small (the
@@ -134,6 +133,7 @@ public final class EtcdServer implements EtcdMember, AutoCloseable {
     return (int) Math.max(100, Math.min(Integer.MAX_VALUE, snapshotCount / 100));
   }
 
+  /** Opens the data directory, starts the member and binds every --listen-client-urls. */
   public static EtcdServer start(ServerConfig config) {
     if (java.util.concurrent.ForkJoinPool.getCommonPoolParallelism() < 2) {
       log.warn("the JDK common pool has 1 thread, so every gRPC request starts a thread of its own: "

@@ -342,7 +342,8 @@ public final class WatchRouter extends AbstractBehavior<WatchRouter.Command> {
   private void retrySoon() {
     if (!timers.isTimerActive(Retry.INSTANCE)) {
       timers.startSingleTimer(Retry.INSTANCE, retryDelay);
-      retryDelay = retryDelay.multipliedBy(2).compareTo(SYNC_INTERVAL) > 0 ? SYNC_INTERVAL : retryDelay.multipliedBy(2);
+      Duration doubled = retryDelay.multipliedBy(2);
+      retryDelay = doubled.compareTo(SYNC_INTERVAL) > 0 ? SYNC_INTERVAL : doubled;
     }
   }
 

@@ -49,8 +49,7 @@ class WatchRouterTest {
     try (MvccStore store = MvccStore.open(Files.createTempDirectory("router"))) {
       Pair<BoundedSourceQueue<WatchResponse>, SinkQueueWithCancel<WatchResponse>> stream =
           Source.<WatchResponse>queue(4).toMat(Sink.queue(1), Keep.both()).run(testKit.system());
-      ActorRef<WatchRouter.Command> router = testKit.spawn(WatchRouter.create(store, stream.first(),
-          rev -> ResponseHeader.newBuilder().setRevision(rev).build(), 1 << 20, java.time.Duration.ofMinutes(10), () -> { }));
+      ActorRef<WatchRouter.Command> router = router(store, stream.first(), 1 << 20);
       router.tell(new WatchRouter.Request(WatchRequest.newBuilder().setCreateRequest(
           WatchCreateRequest.newBuilder().setKey(ByteString.copyFromUtf8("k"))
               .setRangeEnd(ByteString.copyFromUtf8("l")).setStartRevision(2)).build()));
@@ -89,8 +88,7 @@ class WatchRouterTest {
     try (MvccStore store = MvccStore.open(Files.createTempDirectory("router"))) {
       Pair<BoundedSourceQueue<WatchResponse>, SinkQueueWithCancel<WatchResponse>> stream =
           Source.<WatchResponse>queue(2).toMat(Sink.queue(1), Keep.both()).run(testKit.system());
-      ActorRef<WatchRouter.Command> router = testKit.spawn(WatchRouter.create(store, stream.first(),
-          rev -> ResponseHeader.newBuilder().setRevision(rev).build(), 1 << 20, java.time.Duration.ofMinutes(10), () -> { }));
+      ActorRef<WatchRouter.Command> router = router(store, stream.first(), 1 << 20);
       router.tell(new WatchRouter.Request(WatchRequest.newBuilder().setCreateRequest(
           WatchCreateRequest.newBuilder().setKey(ByteString.copyFromUtf8("k")).setStartRevision(2)).build()));
       for (int i = 0; i < 30; i++) {

@@ -123,10 +123,6 @@ final class Rpc {
       call.sendMessage(message);
     }
 
-    synchronized void close() {
-      call.halfClose();
-    }
-
     void cancel() {
       call.cancel("benchmark done", null);
     }

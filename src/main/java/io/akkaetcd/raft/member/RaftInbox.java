@@ -2,11 +2,11 @@ package io.akkaetcd.raft.member;
 
 import akka.actor.typed.ActorRef;
 import com.google.protobuf.ByteString;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.function.Consumer;
 
 /**
  * Where client requests wait for the {@link RaftMember}: proposals and read-index requests go into
@@ -60,20 +60,21 @@ public final class RaftInbox {
     flushPending.set(false);
   }
 
-  void drainProposals(Consumer<Proposal> to) {
-    for (Proposal p; (p = proposals.poll()) != null; ) {
-      to.accept(p);
-    }
+  /** Takes every queued proposal, oldest first. */
+  List<Proposal> drainProposals() {
+    return drain(proposals);
   }
 
-  void drainReads(List<CompletableFuture<Long>> to) {
-    for (CompletableFuture<Long> r; (r = reads.poll()) != null; ) {
-      to.add(r);
-    }
+  /** Takes every queued read-index request, oldest first. */
+  List<CompletableFuture<Long>> drainReads() {
+    return drain(reads);
   }
 
-  /** True if nothing is queued (for the member's own checks). */
-  boolean isEmpty() {
-    return proposals.isEmpty() && reads.isEmpty();
+  private static <T> List<T> drain(ConcurrentLinkedQueue<T> queue) {
+    List<T> out = new ArrayList<>();
+    for (T item; (item = queue.poll()) != null; ) {
+      out.add(item);
+    }
+    return out;
   }
 }

@@ -26,7 +26,6 @@ import io.akkaetcd.raft.Ready;
 import io.akkaetcd.raft.StateRole;
 import io.akkaetcd.raft.storage.JournalCodec;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -106,8 +105,6 @@ public final class RaftMember
 
   /** Created when the journal is replayed; commands are stashed by Akka Persistence until then. */
   private RaftCore core;
-  private final List<RaftInbox.Proposal> proposals = new ArrayList<>();
-  private final List<CompletableFuture<Long>> reads = new ArrayList<>();
   /** Read batches sent to the core, by the request context that will come back in a ReadState. */
   private final Map<ByteString, List<CompletableFuture<Long>>> readBatches = new HashMap<>();
   private long nextReadContext = 1;
@@ -120,8 +117,6 @@ public final class RaftMember
   /** The in-memory log is compacted when this many applied entries have piled up beyond the kept ones. */
   static final int COMPACT_EVERY = 2_000;
 
-  /** The persisted log in memory, from recovery on; the same object as the state's. */
-  private io.akkaetcd.raft.MemoryStorage storage;
   /** The hard state as the journal has it: term or vote changes against it must be written first. */
   private io.akkaetcd.raft.HardState persistedHard;
 
@@ -142,7 +137,6 @@ public final class RaftMember
   public Log emptyState() {
     return new Log();
   }
-
 
   private boolean loneVoter() {
     return settings.voters().size() == 1 && settings.voters().get(0) == settings.memberId();
@@ -200,7 +194,6 @@ public final class RaftMember
     RaftConfig config = new RaftConfig(settings.memberId(), settings.voters(), settings.electionTicks(), 1,
         applied, 256, 1024 * 1024, true, true, RandomGenerator.of("L64X128MixRandom"));
     core = new RaftCore(config, log.storage);
-    storage = log.storage;
     persistedHard = log.storage.hardState();
     ctx.getLog().info("{} recovered raft log [first={}, last={}, term={}, commit={}, applied={}]",
         Long.toHexString(settings.memberId()), log.storage.firstIndex(), log.storage.lastIndex(),
@@ -235,29 +228,25 @@ public final class RaftMember
   /** Proposes every gathered proposal as one batch and asks one read index for every gathered read. */
   private Effect<LogAppended, Log> onFlush(Log log, Flush f) {
     inbox.flushing();
-    inbox.drainProposals(proposals::add);
-    inbox.drainReads(reads);
+    List<RaftInbox.Proposal> proposals = inbox.drainProposals();
+    List<CompletableFuture<Long>> reads = inbox.drainReads();
     if (!proposals.isEmpty()) {
-      List<RaftInbox.Proposal> batch = List.copyOf(proposals);
-      proposals.clear();
       try {
-        core.propose(batch.stream().map(RaftInbox.Proposal::data).toList());
+        core.propose(proposals.stream().map(RaftInbox.Proposal::data).toList());
       } catch (ProposalDroppedException e) {
         Throwable error = io.akkaetcd.api.EtcdError.NO_LEADER.exception();
-        batch.forEach(p -> failProposal.accept(p.requestId(), error));
+        proposals.forEach(p -> failProposal.accept(p.requestId(), error));
       }
     }
     if (!reads.isEmpty()) {
       ByteString context = ByteString.copyFromUtf8(Long.toString(nextReadContext++));
-      List<CompletableFuture<Long>> batch = List.copyOf(reads);
-      reads.clear();
       try {
         core.readIndex(context);
-        readBatches.put(context, batch);
+        readBatches.put(context, reads);
       } catch (ProposalDroppedException e) {
         // no leader to ask (an election is on): the clients get "no leader" and retry
         Throwable error = io.akkaetcd.api.EtcdError.NO_LEADER.exception();
-        batch.forEach(waiter -> waiter.completeExceptionally(error));
+        reads.forEach(waiter -> waiter.completeExceptionally(error));
       }
     }
     return handleReady();
@@ -276,13 +265,13 @@ public final class RaftMember
       if (rd.hardState() != null) {
         persistedHard = rd.hardState();
       }
-      return Effect().persist(JournalCodec.toEvent(rd)).thenRun(log -> afterPersist(rd));
+      return Effect().persist(JournalCodec.toEvent(rd)).thenRun(log -> afterPersist(log, rd));
     }
-    return Effect().none().thenRun(log -> afterPersist(rd));
+    return Effect().none().thenRun(log -> afterPersist(log, rd));
   }
 
   /** Everything a Ready asks for after its entries are durable, then advance (etcd raft's order). */
-  private void afterPersist(Ready rd) {
+  private void afterPersist(Log log, Ready rd) {
     // Messages to peers come with multi-member clusters; a lone member has none to send.
     if (!rd.committedEntries().isEmpty()) {
       applier.accept(rd.committedEntries());
@@ -294,8 +283,9 @@ public final class RaftMember
       }
     }
     core.advance(rd);
-    compactAppliedEntries();
-    status.set(new RaftStatus(core.term(), core.leader(), core.role(), core.committedIndex(), storage.firstIndex()));
+    compactAppliedEntries(log.storage);
+    status.set(new RaftStatus(core.term(), core.leader(), core.role(), core.committedIndex(),
+        log.storage.firstIndex()));
     if (core.role() != StateRole.LEADER && core.leader() == 0) {
       failPendingReads();
     }
@@ -310,7 +300,7 @@ public final class RaftMember
    * follower. The state machine's durable applied index bounds it, so nothing is dropped that a
    * crash could still need: a snapshot of this log never lacks an entry the store might lose.
    */
-  private void compactAppliedEntries() {
+  private void compactAppliedEntries(MemoryStorage storage) {
     if (!loneVoter()) {
       return;
     }

@@ -36,8 +36,7 @@ public final class JournalCodec {
     }
     HardState hs = rd.hardState();
     if (hs != null) {
-      b.setHasHardState(true).setHardState(io.akkaetcd.proto.raftpb.HardState.newBuilder()
-          .setTerm(hs.term()).setVote(hs.vote()).setCommit(hs.commit()));
+      b.setHasHardState(true).setHardState(toProto(hs));
     }
     return b.build();
   }
@@ -45,24 +44,17 @@ public final class JournalCodec {
   /** Applies a persisted event to the in-memory log: entries first, then the hard state. */
   public static void applyTo(LogAppended ev, MemoryStorage storage) {
     if (ev.getEntriesCount() > 0) {
-      List<Entry> entries = new ArrayList<>(ev.getEntriesCount());
-      for (io.akkaetcd.proto.raftpb.Entry e : ev.getEntriesList()) {
-        entries.add(fromProto(e));
-      }
-      storage.append(entries);
+      storage.append(fromProto(ev.getEntriesList()));
     }
     if (ev.getHasHardState()) {
-      io.akkaetcd.proto.raftpb.HardState hs = ev.getHardState();
-      storage.setHardState(new HardState(hs.getTerm(), hs.getVote(), hs.getCommit()));
+      storage.setHardState(fromProto(ev.getHardState()));
     }
   }
 
   /** The whole in-memory log as a snapshot: hard state, compaction point, the entries after it. */
   public static io.akkaetcd.proto.raftpb.LogSnapshot toSnapshot(MemoryStorage storage) {
-    HardState hs = storage.hardState();
     io.akkaetcd.proto.raftpb.LogSnapshot.Builder b = io.akkaetcd.proto.raftpb.LogSnapshot.newBuilder()
-        .setHardState(io.akkaetcd.proto.raftpb.HardState.newBuilder()
-            .setTerm(hs.term()).setVote(hs.vote()).setCommit(hs.commit()))
+        .setHardState(toProto(storage.hardState()))
         .setCompactedIndex(storage.firstIndex() - 1)
         .setCompactedTerm(storage.compactedTerm());
     if (storage.lastIndex() >= storage.firstIndex()) {
@@ -76,13 +68,8 @@ public final class JournalCodec {
   /** Rebuilds a log from a snapshot. */
   public static void restore(io.akkaetcd.proto.raftpb.LogSnapshot snap, MemoryStorage storage) {
     storage.resetTo(snap.getCompactedIndex(), snap.getCompactedTerm());
-    List<Entry> entries = new ArrayList<>(snap.getEntriesCount());
-    for (io.akkaetcd.proto.raftpb.Entry e : snap.getEntriesList()) {
-      entries.add(fromProto(e));
-    }
-    storage.append(entries);
-    io.akkaetcd.proto.raftpb.HardState hs = snap.getHardState();
-    storage.setHardState(new HardState(hs.getTerm(), hs.getVote(), hs.getCommit()));
+    storage.append(fromProto(snap.getEntriesList()));
+    storage.setHardState(fromProto(snap.getHardState()));
   }
 
   private static io.akkaetcd.proto.raftpb.Entry toProto(Entry e) {
@@ -93,6 +80,23 @@ public final class JournalCodec {
             : io.akkaetcd.proto.raftpb.EntryType.ENTRY_NORMAL)
         .setData(e.data())
         .build();
+  }
+
+  private static io.akkaetcd.proto.raftpb.HardState toProto(HardState hs) {
+    return io.akkaetcd.proto.raftpb.HardState.newBuilder()
+        .setTerm(hs.term()).setVote(hs.vote()).setCommit(hs.commit()).build();
+  }
+
+  private static HardState fromProto(io.akkaetcd.proto.raftpb.HardState hs) {
+    return new HardState(hs.getTerm(), hs.getVote(), hs.getCommit());
+  }
+
+  private static List<Entry> fromProto(List<io.akkaetcd.proto.raftpb.Entry> protos) {
+    List<Entry> entries = new ArrayList<>(protos.size());
+    for (io.akkaetcd.proto.raftpb.Entry e : protos) {
+      entries.add(fromProto(e));
+    }
+    return entries;
   }
 
   private static Entry fromProto(io.akkaetcd.proto.raftpb.Entry e) {
