@@ -9,6 +9,7 @@ import akka.http.javadsl.model.StatusCodes;
 import akka.http.javadsl.model.headers.RawHeader;
 import akka.japi.function.Function;
 import akka.stream.Materializer;
+import io.grpc.Status;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -43,6 +44,11 @@ public final class ClientRouter implements Function<HttpRequest, CompletionStage
       if (handler == null) {
         return CompletableFuture.completedFuture(unimplemented("unknown service " + service));
       }
+      if (requiresLeader(req) && member.raftStatus().leader() == 0) {
+        // etcd's WithRequireLeader: the client asked not to be served by a member without a leader.
+        req.discardEntityBytes(materializer);
+        return CompletableFuture.completedFuture(trailersOnly(Status.Code.UNAVAILABLE, EtcdError.NO_LEADER.text()));
+      }
       return handler.apply(req).thenApplyAsync(resp -> resp.status().equals(StatusCodes.NOT_FOUND)
           ? unimplemented("unknown method " + path.substring(slash + 1) + " for service " + service)
           : resp, UnaryGrpcHandler.SAME_THREAD);
@@ -71,10 +77,20 @@ public final class ClientRouter implements Function<HttpRequest, CompletionStage
     return req.entity().getContentType().mediaType().toString().startsWith("application/grpc");
   }
 
+  /** etcd's require-leader metadata ({@code hasleader: true}), set by clientv3.WithRequireLeader. */
+  private static boolean requiresLeader(HttpRequest req) {
+    return req.getHeader("hasleader").map(h -> h.value().equals("true")).orElse(false);
+  }
+
   /** A trailers-only gRPC response: HTTP 200 with grpc-status 12 in the headers. */
   static HttpResponse unimplemented(String message) {
+    return trailersOnly(Status.Code.UNIMPLEMENTED, message);
+  }
+
+  /** A trailers-only gRPC response: HTTP 200 with the status in the headers. */
+  private static HttpResponse trailersOnly(Status.Code code, String message) {
     List<HttpHeader> headers = List.of(
-        RawHeader.create("grpc-status", "12"),
+        RawHeader.create("grpc-status", Integer.toString(code.value())),
         RawHeader.create("grpc-message", message));
     return HttpResponse.create()
         .withStatus(StatusCodes.OK)

@@ -36,7 +36,7 @@ public final class ClusterService implements Cluster {
     for (ClusterMembers.Member m : member.members().members()) {
       Member.Builder mb = Member.newBuilder().setID(m.id().value()).setName(m.name()).setIsLearner(m.learner());
       m.peerUrls().stream().map(URI::toString).forEach(mb::addPeerURLs);
-      m.clientUrls().stream().map(URI::toString).forEach(mb::addClientURLs);
+      member.clientUrls(m).stream().map(URI::toString).forEach(mb::addClientURLs);
       b.addMembers(mb);
     }
     return CompletableFuture.completedFuture(b.build());

@@ -38,6 +38,11 @@ public interface EtcdMember {
 
   ClusterMembers members();
 
+  /** The client URLs a member lists: as it published them through Raft, else as bootstrapped. */
+  default java.util.List<java.net.URI> clientUrls(ClusterMembers.Member m) {
+    return m.clientUrls();
+  }
+
   /** The server's configuration limits (--max-request-bytes, --max-txn-ops, quota). */
   int maxRequestBytes();
 

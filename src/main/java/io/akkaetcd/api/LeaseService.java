@@ -2,7 +2,8 @@ package io.akkaetcd.api;
 
 import akka.NotUsed;
 import akka.stream.javadsl.Source;
-import io.akkaetcd.lease.LeaseKeeper;
+import akka.japi.pf.PFBuilder;
+import io.akkaetcd.lease.LeaseForwarding;
 import io.akkaetcd.lease.Lessor;
 import io.akkaetcd.mvcc.KeyOrder;
 import io.akkaetcd.proto.etcdserverpb.InternalRaftRequest;
@@ -22,18 +23,18 @@ import java.util.concurrent.CompletionStage;
 
 /**
  * etcd's Lease service. Grant and revoke go through Raft; keep-alives renew the leader's deadline
- * (no Raft entry, as in etcd); TimeToLive reads the applied lessor and the keeper's clock after a
- * linearizable barrier.
+ * (no Raft entry, as in etcd; a follower forwards them to the leader); TimeToLive reads the
+ * applied lessor after a linearizable barrier and the seconds left on the leader's clock.
  */
 public final class LeaseService implements Lease {
   private final EtcdMember member;
   private final Lessor lessor;
-  private final LeaseKeeper keeper;
+  private final LeaseForwarding leader;
 
-  public LeaseService(EtcdMember member, Lessor lessor, LeaseKeeper keeper) {
+  public LeaseService(EtcdMember member, Lessor lessor, LeaseForwarding leader) {
     this.member = member;
     this.lessor = lessor;
-    this.keeper = keeper;
+    this.leader = leader;
   }
 
   @Override
@@ -60,23 +61,28 @@ public final class LeaseService implements Lease {
 
   @Override
   public Source<LeaseKeepAliveResponse, NotUsed> leaseKeepAlive(Source<LeaseKeepAliveRequest, NotUsed> in) {
-    return in.map(req -> LeaseKeepAliveResponse.newBuilder()
-        .setHeader(member.header(member.store().currentRevision()))
-        .setID(req.getID())
-        .setTTL(lessor.exists(req.getID()) ? keeper.renew(req.getID()) : 0)
-        .build());
+    return in.mapAsync(1, req -> leader.renew(req.getID()).thenApply(ttl -> LeaseKeepAliveResponse.newBuilder()
+            .setHeader(member.header(member.store().currentRevision()))
+            .setID(req.getID())
+            .setTTL(ttl)
+            .build()))
+        .mapError(new PFBuilder<Throwable, Throwable>()
+            .match(Throwable.class, GrpcErrors::toGrpc)
+            .build());
   }
 
   @Override
   public CompletionStage<LeaseTimeToLiveResponse> leaseTimeToLive(LeaseTimeToLiveRequest in) {
-    return GrpcErrors.handled(() -> member.linearizableBarrier().thenApply(v -> {
+    return GrpcErrors.handled(() -> member.linearizableBarrier()
+        .thenCompose(v -> leader.remainingSeconds(in.getID()))
+        .thenApply(remaining -> {
       LeaseTimeToLiveResponse.Builder b = LeaseTimeToLiveResponse.newBuilder()
           .setHeader(member.header(member.store().currentRevision())).setID(in.getID());
       var lease = lessor.get(in.getID());
-      if (lease.isEmpty()) {
+      if (lease.isEmpty() || remaining < 0) {
         return b.setTTL(-1).build();
       }
-      b.setTTL(keeper.remainingSeconds(in.getID())).setGrantedTTL(lease.get().ttl());
+      b.setTTL(remaining).setGrantedTTL(lease.get().ttl());
       if (in.getKeys()) {
         lease.get().keys().stream().sorted(KeyOrder.COMPARATOR)
             .forEach(b::addKeys);

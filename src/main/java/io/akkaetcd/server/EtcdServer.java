@@ -27,12 +27,15 @@ import io.akkaetcd.api.UnaryGrpcHandler;
 import io.akkaetcd.api.WatchService;
 import io.akkaetcd.watch.WatchHub;
 import io.akkaetcd.lease.LeaseExpiry;
+import io.akkaetcd.lease.LeaseForwarding;
 import io.akkaetcd.lease.LeaseKeeper;
 import io.akkaetcd.lease.Lessor;
 import io.akkaetcd.api.MaintenanceService;
 import io.akkaetcd.apply.KvApplier;
 import io.akkaetcd.cluster.ClusterMembers;
+import io.akkaetcd.cluster.MemberAttributes;
 import io.akkaetcd.cluster.MemberIdentity;
+import io.akkaetcd.proto.etcdserverpb.MemberAttrSetRequest;
 import io.akkaetcd.compactor.AutoCompactor;
 import io.akkaetcd.compactor.CompactionPolicy;
 import io.akkaetcd.mvcc.KvStore;
@@ -46,6 +49,10 @@ import io.akkaetcd.proto.etcdserverpb.LeaseRevokeRequest;
 import io.akkaetcd.proto.etcdserverpb.WatchHandlerFactory;
 import io.akkaetcd.proto.etcdserverpb.MaintenanceHandlerFactory;
 import io.akkaetcd.proto.health.HealthHandlerFactory;
+import akka.actor.typed.javadsl.Adapter;
+import io.akkaetcd.raft.Message;
+import io.akkaetcd.raft.peer.PeerFilter;
+import io.akkaetcd.raft.peer.PeerTransport;
 import io.akkaetcd.raft.member.RaftInbox;
 import io.akkaetcd.raft.member.RaftMember;
 import io.akkaetcd.raft.member.RaftStatus;
@@ -67,6 +74,7 @@ import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -83,6 +91,7 @@ public final class EtcdServer implements EtcdMember, AutoCloseable {
 
   private final ServerConfig config;
   private final ClusterMembers members;
+  private final MemberAttributes attributes;
   private final KvStore store;
   private final ActorSystem<Void> system;
   private final RaftInbox inbox;
@@ -101,12 +110,14 @@ public final class EtcdServer implements EtcdMember, AutoCloseable {
   /** Completes once the actors are stopped and the store is closed. */
   private final CompletableFuture<Void> stopped = new CompletableFuture<>();
 
-  private EtcdServer(ServerConfig config, ClusterMembers members, KvStore store, ActorSystem<Void> system,
+  private EtcdServer(ServerConfig config, ClusterMembers members, MemberAttributes attributes, KvStore store,
+      ActorSystem<Void> system,
       RaftInbox inbox, Wait wait, AppliedIndexWait applied,
       AtomicReference<RaftStatus> raftStatus, java.util.concurrent.atomic.AtomicBoolean failed) {
     this.failed = failed;
     this.config = config;
     this.members = members;
+    this.attributes = attributes;
     this.store = store;
     this.system = system;
     this.inbox = inbox;
@@ -146,6 +157,7 @@ public final class EtcdServer implements EtcdMember, AutoCloseable {
       throw new UncheckedIOException("cannot create data dir " + memberDir, e);
     }
     ClusterMembers members = MemberIdentity.loadOrRecord(memberDir, ClusterMembers.bootstrap(config));
+    MemberAttributes attributes = MemberAttributes.load(memberDir);
     KvStore store = MvccStore.open(memberDir.resolve("mvcc"));
     Wait wait = new Wait();
     AppliedIndexWait applied = new AppliedIndexWait(store.appliedIndex());
@@ -166,11 +178,34 @@ public final class EtcdServer implements EtcdMember, AutoCloseable {
     RaftMember.Settings settings = new RaftMember.Settings(members.self().value(), members.voterIds(),
         config.heartbeatInterval(), config.electionTicks(), store::appliedIndex, store::durableAppliedIndex,
         journalSnapshotEvents(config.snapshotCount()));
+    Map<Long, URI> peers = new LinkedHashMap<>();
+    members.members().stream().filter(m -> !m.id().equals(members.self()))
+        .forEach(m -> peers.put(m.id().value(), m.peerUrls().get(0)));
+    PeerFilter filter = peerFilter(members);
+    CompletableFuture<LeaseForwarding> leaseForwarding = new CompletableFuture<>();
     Behavior<Void> guardian = Behaviors.setup(ctx -> {
+      Consumer<Message> send = m -> { };
+      akka.actor.ActorSystem classic = Adapter.toClassic(ctx.getSystem());
+      if (!peers.isEmpty()) {
+        PeerTransport transport = new PeerTransport(classic, peers, filter);
+        ctx.spawn(PeerTransport.receiver(inbox::deliver, filter), PeerTransport.RECEIVER);
+        if (filter.active()) {
+          classic.scheduler().scheduleWithFixedDelay(Duration.ofMillis(50), Duration.ofMillis(50), filter::reload,
+              classic.dispatcher());
+        }
+        send = transport::send;
+      }
+      Map<Long, akka.actor.ActorSelection> leaseEndpoints = new LinkedHashMap<>();
+      peers.forEach((id, url) -> leaseEndpoints.put(id,
+          LeaseForwarding.endpoint(classic, PeerTransport.address(url))));
+      LeaseForwarding forwarding = new LeaseForwarding(lessor, keeper, status::get, leaseEndpoints,
+          config.electionTimeout().multipliedBy(2), filter);
+      Adapter.actorOf(ctx, forwarding.endpointProps(), LeaseForwarding.ENDPOINT);
+      leaseForwarding.complete(forwarding);
       ActorRef<MvccApplier.Command> applier = ctx.spawn(
-          MvccApplier.create(store, new KvRequests(kv, lessor, keeper), wait, applied, hub::committed), "applier",
+          MvccApplier.create(store, new KvRequests(kv, lessor, keeper, attributes), wait, applied, hub::committed), "applier",
           DispatcherSelector.fromConfig("akka-etcd.applier-dispatcher"));
-      ActorRef<RaftMember.Command> raft = ctx.spawn(RaftMember.create(settings, inbox,
+      ActorRef<RaftMember.Command> raft = ctx.spawn(RaftMember.create(settings, inbox, send,
           entries -> applier.tell(new MvccApplier.Apply(entries)), wait::fail, status), "raft",
           DispatcherSelector.fromConfig("akka-etcd.raft-dispatcher"));
       raftRef.complete(raft);
@@ -187,13 +222,15 @@ public final class EtcdServer implements EtcdMember, AutoCloseable {
     });
     ActorSystem<Void> system;
     try {
-      system = ActorSystem.create(guardian, "akka-etcd", akkaConfig(memberDir));
+      system = ActorSystem.create(guardian, PeerTransport.SYSTEM, akkaConfig(memberDir,
+          peers.isEmpty() ? Map.of() : PeerConfig.overrides(config, members, RaftMember.MAX_APPEND_BYTES)));
     } catch (RuntimeException e) {
       store.close();
       throw e;
     }
     raftRef.join(); // the member's actors exist before clients are served
-    EtcdServer server = new EtcdServer(config, members, store, system, inbox, wait, applied, status, failed);
+    EtcdServer server = new EtcdServer(config, members, attributes, store, system, inbox, wait, applied, status,
+        failed);
     system.getWhenTerminated().whenComplete((d, e) -> {
       wait.failAll(EtcdError.STOPPED.exception());
       store.close();
@@ -213,24 +250,39 @@ public final class EtcdServer implements EtcdMember, AutoCloseable {
             .setLeaseRevoke(LeaseRevokeRequest.newBuilder().setID(id)))),
         "lease-expiry", akka.actor.typed.Props.empty());
     try {
-      server.bindClientUrls(kv, lessor, keeper, hub);
+      server.bindClientUrls(kv, lessor, leaseForwarding.join(), hub);
     } catch (RuntimeException e) {
       server.close();
       throw e;
+    }
+    if (!peers.isEmpty()) {
+      server.publishAttributes();
     }
     log.info("{} serving client requests on {} (cluster {}, data dir {})", members.self(),
         config.listenClientUrls(), Long.toHexString(members.clusterId()), config.dataDir());
     return server;
   }
 
-  private static Config akkaConfig(Path memberDir) {
-    Map<String, Object> overrides = new LinkedHashMap<>();
+  /** The test-only fault injection of {@link PeerFilter}, if akka-etcd.fault-injection names a file. */
+  private static PeerFilter peerFilter(ClusterMembers members) {
+    String file = ConfigFactory.load().getString("akka-etcd.fault-injection.blocked-peers-file");
+    if (file.isEmpty()) {
+      return PeerFilter.NONE;
+    }
+    Map<String, Long> ids = new LinkedHashMap<>();
+    members.members().forEach(m -> ids.put(m.name(), m.id().value()));
+    log.warn("fault injection on: links to the members named in {} are cut", file);
+    return PeerFilter.following(Path.of(file), ids);
+  }
+
+  private static Config akkaConfig(Path memberDir, Map<String, Object> peerSettings) {
+    Map<String, Object> overrides = new LinkedHashMap<>(peerSettings);
     overrides.put("akka.persistence.journal.leveldb.dir", memberDir.resolve("wal").toString());
     overrides.put("akka.persistence.snapshot-store.local.dir", memberDir.resolve("snap").toString());
     return ConfigFactory.parseMap(overrides).withFallback(ConfigFactory.load());
   }
 
-  private void bindClientUrls(KvApplier kv, Lessor lessor, LeaseKeeper keeper, WatchHub hub) {
+  private void bindClientUrls(KvApplier kv, Lessor lessor, LeaseForwarding leases, WatchHub hub) {
     Map<String, Function<HttpRequest, CompletionStage<HttpResponse>>> services = new LinkedHashMap<>();
     KvService kvService = new KvService(this, kv);
     services.put("etcdserverpb.KV", UnaryGrpcHandler.builder()
@@ -245,7 +297,7 @@ public final class EtcdServer implements EtcdMember, AutoCloseable {
     services.put("etcdserverpb.Maintenance", MaintenanceHandlerFactory.create(new MaintenanceService(this), system));
     services.put("etcdserverpb.Cluster", ClusterHandlerFactory.create(new ClusterService(this), system));
     services.put("etcdserverpb.Watch", WatchHandlerFactory.create(new WatchService(this, hub, system, config.watchProgressNotifyInterval()), system));
-    services.put("etcdserverpb.Lease", LeaseHandlerFactory.create(new LeaseService(this, lessor, keeper), system));
+    services.put("etcdserverpb.Lease", LeaseHandlerFactory.create(new LeaseService(this, lessor, leases), system));
     services.put("grpc.health.v1.Health", HealthHandlerFactory.create(new HealthService(this), system));
     ClientRouter router = new ClientRouter(services, this, Materializer.matFromSystem(system));
     for (URI url : config.listenClientUrls()) {
@@ -254,6 +306,31 @@ public final class EtcdServer implements EtcdMember, AutoCloseable {
       binding.addToCoordinatedShutdown(Duration.ofSeconds(3), system);
       bindings.add(binding);
     }
+  }
+
+  /**
+   * Publishes this member's client URLs through Raft (etcd's publish at start), so that every
+   * member lists them; retried every second until it is applied, unless they are recorded already.
+   */
+  private void publishAttributes() {
+    List<URI> urls = config.advertiseClientUrls();
+    if (attributes.clientUrls(members.self().value()).filter(urls::equals).isPresent()) {
+      return;
+    }
+    propose(InternalRaftRequest.newBuilder().setMemberAttrSet(MemberAttrSetRequest.newBuilder()
+        .setMemberId(members.self().value()).setName(config.name())
+        .addAllClientUrls(urls.stream().map(URI::toString).toList())))
+        .whenComplete((r, e) -> {
+          if (e != null && !stopped.isDone()) {
+            log.debug("publishing client URLs failed ({}); retrying", e.toString());
+            system.scheduler().scheduleOnce(Duration.ofSeconds(1), this::publishAttributes, system.executionContext());
+          }
+        });
+  }
+
+  @Override
+  public List<URI> clientUrls(ClusterMembers.Member m) {
+    return attributes.clientUrls(m.id().value()).orElse(m.clientUrls());
   }
 
   /** The address each --listen-client-urls is bound to (the real port when 0 was asked). */

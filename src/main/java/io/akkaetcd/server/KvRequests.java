@@ -6,11 +6,13 @@ import io.akkaetcd.apply.KvApplier;
 import io.akkaetcd.lease.LeaseKeeper;
 import io.akkaetcd.lease.Lessor;
 import io.akkaetcd.mvcc.KvStore;
+import io.akkaetcd.cluster.MemberAttributes;
+import io.akkaetcd.proto.etcdserverpb.EmptyResponse;
 import io.akkaetcd.proto.etcdserverpb.InternalRaftRequest;
 
 /**
  * Applies a decoded raft request: KV requests with the {@link KvApplier}, lease grants and revokes
- * with the {@link Lessor}. Returns the response; for a compaction with physical=true, a stage that
+ * with the {@link Lessor}, members' published client URLs with {@link MemberAttributes}. Returns the response; for a compaction with physical=true, a stage that
  * completes once the compaction is durable.
  * A request of a kind not served yet changes nothing and answers nothing.
  */
@@ -18,11 +20,13 @@ final class KvRequests implements MvccApplier.RequestApplier {
   private final KvApplier kv;
   private final Lessor lessor;
   private final LeaseKeeper keeper;
+  private final MemberAttributes attributes;
 
-  KvRequests(KvApplier kv, Lessor lessor, LeaseKeeper keeper) {
+  KvRequests(KvApplier kv, Lessor lessor, LeaseKeeper keeper, MemberAttributes attributes) {
     this.kv = kv;
     this.lessor = lessor;
     this.keeper = keeper;
+    this.attributes = attributes;
   }
 
   /** The response, after the lessor saw which keys the writes attached to or detached from leases. */
@@ -50,6 +54,11 @@ final class KvRequests implements MvccApplier.RequestApplier {
       case COMPACTION -> {
         CompactResult c = kv.compact(store, r.getCompaction());
         yield r.getCompaction().getPhysical() ? c.durable().thenApply(v -> c.response()) : c.response();
+      }
+      case MEMBER_ATTR_SET -> {
+        var a = r.getMemberAttrSet();
+        attributes.publish(a.getMemberId(), a.getClientUrlsList().stream().map(java.net.URI::create).toList());
+        yield EmptyResponse.getDefaultInstance();
       }
       default -> null;
     };

@@ -197,6 +197,8 @@ class WireCompatibilityTest {
     expected.put("auth_role_get", 1202);
     expected.put("auth_role_grant_permission", 1203);
     expected.put("auth_role_revoke_permission", 1204);
+    // etcd's cluster_member_attr_set: the same number for the same job (a member publishing its client URLs)
+    expected.put("member_attr_set", 1301);
     Map<String, Integer> actual = new TreeMap<>();
     d.getFields().forEach(f -> actual.put(f.getName(), f.getNumber()));
     assertEquals(expected, actual);

@@ -13,7 +13,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 
 /**
- * A server as a separate process on loopback: real etcd (Debian's etcd-server) or akka-etcd
+ * A server as a separate process on loopback (alone, or a member of a {@link #cluster}): real etcd (Debian's etcd-server) or akka-etcd
  * (this build's Main on the test class path), started with the same etcd flags. Ready once
  * {@code etcdctl endpoint health} succeeds. {@link #kill()} is kill -9; {@link #stop()} is
  * SIGTERM and a wait; {@link #start()} again reuses the data directory.
@@ -28,13 +28,20 @@ final class ServerProcess implements AutoCloseable {
   private final int peerPort;
   private final String advertisedPeerUrl;
   private final List<String> extraFlags;
+  private final String name;
+  /** --initial-cluster; null: this member alone. */
+  private String initialCluster;
+  /** Where a cluster member reads the peers it is cut off from (akka-etcd's PeerFilter). */
+  private final Path blockedPeersFile;
   private Process process;
 
-  private ServerProcess(Kind kind, String advertisedPeerUrl, List<String> extraFlags) {
+  private ServerProcess(Kind kind, String name, String advertisedPeerUrl, List<String> extraFlags) {
     try {
       this.kind = kind;
+      this.name = name;
       this.dataDir = Files.createTempDirectory(kind.name().toLowerCase() + "-data");
       this.logFile = Files.createTempFile(kind.name().toLowerCase(), ".log");
+      this.blockedPeersFile = dataDir.resolveSibling(dataDir.getFileName() + ".blocked");
       this.clientPort = Ports.free();
       this.peerPort = Ports.free();
       this.advertisedPeerUrl = advertisedPeerUrl != null ? advertisedPeerUrl : "http://127.0.0.1:" + peerPort;
@@ -42,6 +49,22 @@ final class ServerProcess implements AutoCloseable {
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
+  }
+
+  /**
+   * Starts {@code size} members of one cluster as separate processes (names m1, m2, ...) and
+   * returns once every one of them is healthy (which needs a leader).
+   */
+  static List<ServerProcess> cluster(Kind kind, int size, List<String> extraFlags) {
+    List<ServerProcess> members = new ArrayList<>();
+    for (int i = 1; i <= size; i++) {
+      members.add(new ServerProcess(kind, "m" + i, null, extraFlags));
+    }
+    String initial = String.join(",", members.stream().map(m -> m.name + "=" + m.advertisedPeerUrl).toList());
+    members.forEach(m -> m.initialCluster = initial);
+    members.forEach(ServerProcess::launch);
+    members.forEach(m -> m.awaitHealthy(Duration.ofSeconds(90)));
+    return members;
   }
 
   static ServerProcess start(Kind kind, List<String> extraFlags) {
@@ -53,7 +76,7 @@ final class ServerProcess implements AutoCloseable {
    * it, so two servers given the same one have the same ids (each still listens on its own port).
    */
   static ServerProcess start(Kind kind, String advertisedPeerUrl, List<String> extraFlags) {
-    ServerProcess s = new ServerProcess(kind, advertisedPeerUrl, extraFlags);
+    ServerProcess s = new ServerProcess(kind, "m1", advertisedPeerUrl, extraFlags);
     s.start();
     return s;
   }
@@ -72,16 +95,25 @@ final class ServerProcess implements AutoCloseable {
 
   private List<String> flags() {
     List<String> f = new ArrayList<>(List.of(
-        "--name", "m1", "--data-dir", dataDir.toString(),
+        "--name", name, "--data-dir", dataDir.toString(),
         "--listen-client-urls", clientUrl(), "--advertise-client-urls", clientUrl(),
         "--listen-peer-urls", "http://127.0.0.1:" + peerPort,
         "--initial-advertise-peer-urls", advertisedPeerUrl,
-        "--initial-cluster", "m1=" + advertisedPeerUrl));
+        "--initial-cluster", initialCluster != null ? initialCluster : name + "=" + advertisedPeerUrl));
     f.addAll(extraFlags);
     return f;
   }
 
+  String name() {
+    return name;
+  }
+
   void start() {
+    launch();
+    awaitHealthy(Duration.ofSeconds(60));
+  }
+
+  private void launch() {
     List<String> cmd = new ArrayList<>();
     if (kind == Kind.ETCD) {
       cmd.add("etcd");
@@ -89,6 +121,7 @@ final class ServerProcess implements AutoCloseable {
       cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
       cmd.add("-Xmx256m");
       cmd.add("-XX:+UseSerialGC");
+      cmd.add("-Dakka-etcd.fault-injection.blocked-peers-file=" + blockedPeersFile);
       cmd.add("-cp");
       cmd.add(System.getProperty("java.class.path"));
       cmd.add("io.akkaetcd.server.Main");
@@ -100,7 +133,6 @@ final class ServerProcess implements AutoCloseable {
     } catch (IOException e) {
       throw new UncheckedIOException("cannot start " + cmd.get(0), e);
     }
-    awaitHealthy(Duration.ofSeconds(60));
   }
 
   private void awaitHealthy(Duration timeout) {
@@ -120,6 +152,48 @@ final class ServerProcess implements AutoCloseable {
   void kill() {
     process.destroyForcibly();
     waitExit();
+  }
+
+  /** SIGSTOP: the process is frozen, its sockets stay open (a long GC pause or a hung host). */
+  void pause() {
+    signal("STOP");
+  }
+
+  /** SIGCONT after {@link #pause()}. */
+  void resume() {
+    signal("CONT");
+  }
+
+  private void signal(String sig) {
+    try {
+      Process kill = new ProcessBuilder("kill", "-" + sig, Long.toString(process.pid())).inheritIO().start();
+      if (kill.waitFor() != 0) {
+        throw new IllegalStateException("kill -" + sig + " failed");
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+
+  /**
+   * Cuts this member off from the named members (akka-etcd's fault injection: Raft messages
+   * both ways are dropped at this member's edge); an empty set heals every link.
+   */
+  void cutOff(java.util.Set<String> names) {
+    try {
+      Path tmp = Files.createTempFile(blockedPeersFile.getParent(), "blocked", ".tmp");
+      Files.write(tmp, names);
+      Files.move(tmp, blockedPeersFile, java.nio.file.StandardCopyOption.ATOMIC_MOVE,
+          java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  boolean alive() {
+    return process != null && process.isAlive();
   }
 
   /** SIGTERM, then wait for the process to end. */
@@ -158,5 +232,6 @@ final class ServerProcess implements AutoCloseable {
       // best effort
     }
     logFile.toFile().delete();
+    blockedPeersFile.toFile().delete();
   }
 }

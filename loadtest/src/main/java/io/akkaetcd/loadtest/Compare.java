@@ -25,13 +25,16 @@ public final class Compare {
 
   private static final String USAGE = String.join("\n",
       "usage: loadtest/compare [--suite quick|full] [--rounds 3] [--big] [--etcd PATH] [--akka-etcd PATH] [--work DIR]",
-      "                        [--idle-watches 100000] [--held-leases 100000] [--only LABEL-PREFIX]",
+      "                        [--idle-watches 100000] [--held-leases 100000] [--only LABEL-PREFIX] [--members N]",
       "",
       "Starts etcd and akka-etcd (one member each, same flags, free loopback ports, fresh data dirs),",
       "warms both up, runs each workload on both in turn, --rounds times in alternating order, and",
       "prints a table of medians and akka-etcd / etcd ratios with server CPU per operation. Then, on a",
       "fresh pair, the memory per held lease and per idle watch (0 skips them). --big adds 1,000,000",
-      "keys (8-byte keys, 256-byte values): RSS and restart time.");
+      "keys (8-byte keys, 256-byte values): RSS and restart time.",
+      "",
+      "--members 3 compares clusters instead: an etcd and an akka-etcd cluster of that size, puts and",
+      "ranges with clients spread over the members, then leader failover (kill -9 of the leader).");
 
   private Compare() {}
 
@@ -67,7 +70,12 @@ public final class Compare {
     int idleWatches = o.integer("idle-watches", 100_000);
     int heldLeases = o.integer("held-leases", 100_000);
     String only = o.string("only", "");
+    int members = o.integer("members", 1);
     o.checkAllUsed();
+    if (members > 1) {
+      ClusterCompare.run(etcd, akka, work, members, rounds, only);
+      return;
+    }
 
     List<Workload> suite = suite(suiteName).stream().filter(w -> w.label().startsWith(only)).toList();
     Map<String, Map<String, List<Score>>> scores = new LinkedHashMap<>();

@@ -35,20 +35,44 @@ final class ServerUnderTest implements AutoCloseable {
   private final Path log;
   private Process process;
 
+  private long launchedAt;
+
+  /** A member on its own. */
   ServerUnderTest(Kind kind, String executable, Path workDir, List<String> extraFlags) {
+    this(kind, executable, workDir, "default", "http://127.0.0.1:" + freePort(), null, extraFlags);
+  }
+
+  private ServerUnderTest(Kind kind, String executable, Path workDir, String name, String peerUrl,
+      String initialCluster, List<String> extraFlags) {
     this.kind = kind;
-    int client = freePort();
-    int peer = freePort();
-    this.endpoint = "127.0.0.1:" + client;
-    this.dataDir = workDir.resolve(kind.name().toLowerCase() + ".data");
-    this.log = workDir.resolve(kind.name().toLowerCase() + ".log");
-    String peerUrl = "http://127.0.0.1:" + peer;
+    this.endpoint = "127.0.0.1:" + freePort();
+    String base = kind.name().toLowerCase() + (name.equals("default") ? "" : "-" + name);
+    this.dataDir = workDir.resolve(base + ".data");
+    this.log = workDir.resolve(base + ".log");
     command = new ArrayList<>(List.of(executable,
-        "--name", "default", "--data-dir", dataDir.toString(),
+        "--name", name, "--data-dir", dataDir.toString(),
         "--listen-client-urls", "http://" + endpoint, "--advertise-client-urls", "http://" + endpoint,
         "--listen-peer-urls", peerUrl, "--initial-advertise-peer-urls", peerUrl,
-        "--initial-cluster", "default=" + peerUrl));
+        "--initial-cluster", initialCluster != null ? initialCluster : name + "=" + peerUrl));
     command.addAll(extraFlags);
+  }
+
+  /** The members of one cluster (names m1, m2, ...), not started. */
+  static List<ServerUnderTest> cluster(Kind kind, String executable, Path workDir, int size, List<String> extraFlags) {
+    List<String> peerUrls = new ArrayList<>();
+    for (int i = 0; i < size; i++) {
+      peerUrls.add("http://127.0.0.1:" + freePort());
+    }
+    List<String> named = new ArrayList<>();
+    for (int i = 0; i < size; i++) {
+      named.add("m" + (i + 1) + "=" + peerUrls.get(i));
+    }
+    String initial = String.join(",", named);
+    List<ServerUnderTest> members = new ArrayList<>();
+    for (int i = 0; i < size; i++) {
+      members.add(new ServerUnderTest(kind, executable, workDir, "m" + (i + 1), peerUrls.get(i), initial, extraFlags));
+    }
+    return members;
   }
 
   String name() {
@@ -57,13 +81,24 @@ final class ServerUnderTest implements AutoCloseable {
 
   /** Starts the process (keeping the data dir) and returns the milliseconds until it served a linearizable read. */
   long start() {
-    long t0 = System.nanoTime();
+    launch();
+    return awaitServing();
+  }
+
+  /** Starts the process and returns at once (cluster members start together, then await serving). */
+  void launch() {
+    launchedAt = System.nanoTime();
     try {
       process = new ProcessBuilder(command).redirectErrorStream(true)
           .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile())).start();
     } catch (IOException e) {
       throw new UncheckedIOException("cannot start " + command.get(0), e);
     }
+  }
+
+  /** Waits until the server answers a linearizable read; the milliseconds since {@link #launch()}. */
+  long awaitServing() {
+    long t0 = launchedAt;
     List<ManagedChannel> ch = Rpc.channels(List.of(endpoint), 1);
     try {
       long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(5);
@@ -86,6 +121,17 @@ final class ServerUnderTest implements AutoCloseable {
     }
   }
 
+  /** kill -9, and wait for the process to end. */
+  void kill() {
+    if (process == null) return;
+    try {
+      process.destroyForcibly().waitFor();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+    process = null;
+  }
+
   /** SIGTERM, and wait for the process to end. */
   void stop() {
     if (process == null) return;
@@ -98,6 +144,10 @@ final class ServerUnderTest implements AutoCloseable {
       Thread.currentThread().interrupt();
     }
     process = null;
+  }
+
+  boolean alive() {
+    return process != null && process.isAlive();
   }
 
   long pid() {

@@ -2,6 +2,7 @@ package io.akkaetcd.raft.member;
 
 import akka.actor.typed.ActorRef;
 import com.google.protobuf.ByteString;
+import io.akkaetcd.raft.Message;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -9,8 +10,9 @@ import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
- * Where client requests wait for the {@link RaftMember}: proposals and read-index requests go into
- * lock-free queues, and the member is sent one {@code Flush} whenever there is something new for it.
+ * Where client requests and peer messages wait for the {@link RaftMember}: proposals, read-index
+ * requests and Raft messages from other members go into lock-free queues, and the member is sent
+ * one {@code Flush} whenever there is something new for it.
  *
  * <p>Why not a message per request: an event-sourced actor stashes every command that arrives
  * while a journal write (or the recovery) is in flight, and Akka Persistence unstashes them one
@@ -26,6 +28,7 @@ public final class RaftInbox {
 
   private final ConcurrentLinkedQueue<Proposal> proposals = new ConcurrentLinkedQueue<>();
   private final ConcurrentLinkedQueue<CompletableFuture<Long>> reads = new ConcurrentLinkedQueue<>();
+  private final ConcurrentLinkedQueue<Message> messages = new ConcurrentLinkedQueue<>();
   private final AtomicBoolean flushPending = new AtomicBoolean();
   private volatile ActorRef<RaftMember.Command> member;
 
@@ -38,6 +41,12 @@ public final class RaftInbox {
   /** Ask for a read index (Raft thesis 6.4); completed with the index to wait for. */
   public void readIndex(CompletableFuture<Long> result) {
     reads.add(result);
+    signal();
+  }
+
+  /** A Raft message from a peer. */
+  public void deliver(Message m) {
+    messages.add(m);
     signal();
   }
 
@@ -68,6 +77,11 @@ public final class RaftInbox {
   /** Takes every queued read-index request, oldest first. */
   List<CompletableFuture<Long>> drainReads() {
     return drain(reads);
+  }
+
+  /** Takes every queued peer message, in arrival order. */
+  List<Message> drainMessages() {
+    return drain(messages);
   }
 
   private static <T> List<T> drain(ConcurrentLinkedQueue<T> queue) {

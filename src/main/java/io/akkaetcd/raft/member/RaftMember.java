@@ -18,6 +18,7 @@ import com.google.protobuf.ByteString;
 import io.akkaetcd.proto.raftpb.LogAppended;
 import io.akkaetcd.raft.Entry;
 import io.akkaetcd.raft.MemoryStorage;
+import io.akkaetcd.raft.Message;
 import io.akkaetcd.raft.ProposalDroppedException;
 import io.akkaetcd.raft.RaftConfig;
 import io.akkaetcd.raft.RaftCore;
@@ -83,14 +84,15 @@ public final class RaftMember
 
   /**
    * @param inbox where client requests come from: proposals and read-index requests
+   * @param send sends a message to another member (after the Ready it came with is durable)
    * @param applier gets committed entries, in log order
    * @param failProposal fails a proposal the core dropped (no leader)
    */
-  public static Behavior<Command> create(Settings settings, RaftInbox inbox, Consumer<List<Entry>> applier,
-      BiConsumer<Long, Throwable> failProposal, AtomicReference<RaftStatus> status) {
+  public static Behavior<Command> create(Settings settings, RaftInbox inbox, Consumer<Message> send,
+      Consumer<List<Entry>> applier, BiConsumer<Long, Throwable> failProposal, AtomicReference<RaftStatus> status) {
     return Behaviors.<Command>supervise(Behaviors.setup(ctx -> Behaviors.withTimers(timers -> {
               inbox.attach(ctx.getSelf());
-              return new RaftMember(ctx, timers, settings, inbox, applier, failProposal, status);
+              return new RaftMember(ctx, timers, settings, inbox, send, applier, failProposal, status);
             })))
         .onFailure(SupervisorStrategy.restartWithBackoff(Duration.ofMillis(200), Duration.ofSeconds(5), 0.2));
   }
@@ -99,6 +101,7 @@ public final class RaftMember
   private final TimerScheduler<Command> timers;
   private final Settings settings;
   private final RaftInbox inbox;
+  private final Consumer<Message> send;
   private final Consumer<List<Entry>> applier;
   private final BiConsumer<Long, Throwable> failProposal;
   private final AtomicReference<RaftStatus> status;
@@ -106,14 +109,32 @@ public final class RaftMember
   /** Created when the journal is replayed; commands are stashed by Akka Persistence until then. */
   private RaftCore core;
   /** Read batches sent to the core, by the request context that will come back in a ReadState. */
-  private final Map<ByteString, List<CompletableFuture<Long>>> readBatches = new HashMap<>();
+  private final Map<ByteString, ReadBatch> readBatches = new HashMap<>();
   private long nextReadContext = 1;
+  /** Ticks so far: a read batch not answered after {@link #readRetryTicks} is asked again. */
+  private long ticks;
+
+  /** Reads waiting for one read index, asked at tick {@code askedAt}. */
+  private record ReadBatch(List<CompletableFuture<Long>> waiters, long askedAt) {}
+
+  /**
+   * A read index not answered within 500 ms is asked again under a new context (etcd's
+   * readIndexRetryTime): the request or its answer may have been lost with a leader or a link,
+   * and otherwise its reads would wait for the request timeout.
+   */
+  private long readRetryTicks() {
+    return Math.max(1, 500 / Math.max(1, settings.heartbeatInterval().toMillis()));
+  }
   private boolean handleReadyScheduled;
   /**
    * A lone member keeps at most this many applied entries in memory (the journal keeps them all
    * until snapshots truncate it): without followers nobody reads an applied entry again.
    */
   static final int APPLIED_ENTRIES_KEPT = 1000;
+  /** Appends in flight to one follower before the leader waits for an answer (etcd's MaxInflightMsgs). */
+  static final int MAX_INFLIGHT_APPENDS = 256;
+  /** Entry bytes in one append message (etcd's MaxSizePerMsg); one larger entry still goes alone. */
+  public static final long MAX_APPEND_BYTES = 1024 * 1024;
   /** The in-memory log is compacted when this many applied entries have piled up beyond the kept ones. */
   static final int COMPACT_EVERY = 2_000;
 
@@ -121,13 +142,14 @@ public final class RaftMember
   private io.akkaetcd.raft.HardState persistedHard;
 
   private RaftMember(ActorContext<Command> ctx, TimerScheduler<Command> timers, Settings settings,
-      RaftInbox inbox, Consumer<List<Entry>> applier, BiConsumer<Long, Throwable> failProposal,
-      AtomicReference<RaftStatus> status) {
+      RaftInbox inbox, Consumer<Message> send, Consumer<List<Entry>> applier,
+      BiConsumer<Long, Throwable> failProposal, AtomicReference<RaftStatus> status) {
     super(PersistenceId.ofUniqueId("raft-log-" + Long.toHexString(settings.memberId())));
     this.ctx = ctx;
     this.timers = timers;
     this.settings = settings;
     this.inbox = inbox;
+    this.send = send;
     this.applier = applier;
     this.failProposal = failProposal;
     this.status = status;
@@ -192,7 +214,7 @@ public final class RaftMember
     // Applied index as the state machine has it durably: raft re-delivers only what comes after.
     long applied = settings.appliedIndex().getAsLong();
     RaftConfig config = new RaftConfig(settings.memberId(), settings.voters(), settings.electionTicks(), 1,
-        applied, 256, 1024 * 1024, true, true, RandomGenerator.of("L64X128MixRandom"));
+        applied, MAX_INFLIGHT_APPENDS, MAX_APPEND_BYTES, true, true, RandomGenerator.of("L64X128MixRandom"));
     core = new RaftCore(config, log.storage);
     persistedHard = log.storage.hardState();
     ctx.getLog().info("{} recovered raft log [first={}, last={}, term={}, commit={}, applied={}]",
@@ -217,7 +239,32 @@ public final class RaftMember
 
   private Effect<LogAppended, Log> onTick(Log log, Tick t) {
     core.tick();
+    ticks++;
+    if (!readBatches.isEmpty()) {
+      retryStaleReads();
+    }
     return handleReady();
+  }
+
+  private void retryStaleReads() {
+    List<ByteString> stale = readBatches.entrySet().stream()
+        .filter(e -> ticks - e.getValue().askedAt() >= readRetryTicks()).map(Map.Entry::getKey).toList();
+    for (ByteString context : stale) {
+      askReadIndex(readBatches.remove(context).waiters());
+    }
+  }
+
+  /** Asks one read index for {@code waiters}; with no leader to ask they fail with "no leader". */
+  private void askReadIndex(List<CompletableFuture<Long>> waiters) {
+    ByteString context = ByteString.copyFromUtf8(Long.toString(nextReadContext++));
+    try {
+      core.readIndex(context);
+      readBatches.put(context, new ReadBatch(waiters, ticks));
+    } catch (ProposalDroppedException e) {
+      // no leader to ask (an election is on): the clients get "no leader" and retry
+      Throwable error = io.akkaetcd.api.EtcdError.NO_LEADER.exception();
+      waiters.forEach(waiter -> waiter.completeExceptionally(error));
+    }
   }
 
   private Effect<LogAppended, Log> onHandleReady(Log log, HandleReady h) {
@@ -225,9 +272,15 @@ public final class RaftMember
     return handleReady();
   }
 
-  /** Proposes every gathered proposal as one batch and asks one read index for every gathered read. */
+  /**
+   * Steps every message from peers, then proposes every gathered proposal as one batch and asks one
+   * read index for every gathered read.
+   */
   private Effect<LogAppended, Log> onFlush(Log log, Flush f) {
     inbox.flushing();
+    for (Message m : inbox.drainMessages()) {
+      core.step(m);
+    }
     List<RaftInbox.Proposal> proposals = inbox.drainProposals();
     List<CompletableFuture<Long>> reads = inbox.drainReads();
     if (!proposals.isEmpty()) {
@@ -239,15 +292,7 @@ public final class RaftMember
       }
     }
     if (!reads.isEmpty()) {
-      ByteString context = ByteString.copyFromUtf8(Long.toString(nextReadContext++));
-      try {
-        core.readIndex(context);
-        readBatches.put(context, reads);
-      } catch (ProposalDroppedException e) {
-        // no leader to ask (an election is on): the clients get "no leader" and retry
-        Throwable error = io.akkaetcd.api.EtcdError.NO_LEADER.exception();
-        reads.forEach(waiter -> waiter.completeExceptionally(error));
-      }
+      askReadIndex(reads);
     }
     return handleReady();
   }
@@ -261,25 +306,36 @@ public final class RaftMember
       ctx.getLog().info("{} became {} at term {} (leader {})", Long.toHexString(settings.memberId()),
           rd.softState().role(), core.term(), Long.toHexString(rd.softState().leader()));
     }
+    // A leader sends its appends while it writes them itself (Raft thesis §10.2.1): it counts
+    // itself towards a commit at once, but applies, and so answers clients, only after its own
+    // write, and what it sends is not an answer anyone relies on for safety. Everyone else sends
+    // only once the Ready is durable: a vote or an append acknowledged to a peer must survive a
+    // crash (Raft §5.1, "before responding to RPCs").
+    boolean sendFirst = core.role() == StateRole.LEADER;
+    if (sendFirst) {
+      rd.messages().forEach(send);
+    }
     if (JournalCodec.mustPersist(rd, persistedHard)) {
       if (rd.hardState() != null) {
         persistedHard = rd.hardState();
       }
-      return Effect().persist(JournalCodec.toEvent(rd)).thenRun(log -> afterPersist(log, rd));
+      return Effect().persist(JournalCodec.toEvent(rd)).thenRun(log -> afterPersist(log, rd, sendFirst));
     }
-    return Effect().none().thenRun(log -> afterPersist(log, rd));
+    return Effect().none().thenRun(log -> afterPersist(log, rd, sendFirst));
   }
 
   /** Everything a Ready asks for after its entries are durable, then advance (etcd raft's order). */
-  private void afterPersist(Log log, Ready rd) {
-    // Messages to peers come with multi-member clusters; a lone member has none to send.
+  private void afterPersist(Log log, Ready rd, boolean sent) {
+    if (!sent) {
+      rd.messages().forEach(send);
+    }
     if (!rd.committedEntries().isEmpty()) {
       applier.accept(rd.committedEntries());
     }
     for (ReadState rs : rd.readStates()) {
-      List<CompletableFuture<Long>> batch = readBatches.remove(rs.requestCtx());
+      ReadBatch batch = readBatches.remove(rs.requestCtx());
       if (batch != null) {
-        batch.forEach(f -> f.complete(rs.index()));
+        batch.waiters().forEach(f -> f.complete(rs.index()));
       }
     }
     core.advance(rd);
@@ -316,7 +372,7 @@ public final class RaftMember
       return;
     }
     Throwable error = io.akkaetcd.api.EtcdError.NO_LEADER.exception();
-    readBatches.values().forEach(b -> b.forEach(f -> f.completeExceptionally(error)));
+    readBatches.values().forEach(b -> b.waiters().forEach(f -> f.completeExceptionally(error)));
     readBatches.clear();
   }
 

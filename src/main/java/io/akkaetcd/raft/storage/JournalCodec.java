@@ -72,7 +72,8 @@ public final class JournalCodec {
     storage.setHardState(fromProto(snap.getHardState()));
   }
 
-  private static io.akkaetcd.proto.raftpb.Entry toProto(Entry e) {
+  /** An entry as the journal and the peer wire carry it. */
+  public static io.akkaetcd.proto.raftpb.Entry toProto(Entry e) {
     return io.akkaetcd.proto.raftpb.Entry.newBuilder()
         .setTerm(e.term()).setIndex(e.index())
         .setType(e.type() == EntryType.CONF_CHANGE
@@ -91,7 +92,8 @@ public final class JournalCodec {
     return new HardState(hs.getTerm(), hs.getVote(), hs.getCommit());
   }
 
-  private static List<Entry> fromProto(List<io.akkaetcd.proto.raftpb.Entry> protos) {
+  /** Entries from the journal or the peer wire. */
+  public static List<Entry> fromProto(List<io.akkaetcd.proto.raftpb.Entry> protos) {
     List<Entry> entries = new ArrayList<>(protos.size());
     for (io.akkaetcd.proto.raftpb.Entry e : protos) {
       entries.add(fromProto(e));

@@ -60,7 +60,7 @@ class RaftMemberTest {
     RaftMember.Settings settings = new RaftMember.Settings(id, List.of(id), Duration.ofMillis(100), 10,
         appliedIndex::get, appliedIndex::get, 100);
     RaftInbox inbox = new RaftInbox();
-    ActorRef<RaftMember.Command> ref = testKit.spawn(RaftMember.create(settings, inbox,
+    ActorRef<RaftMember.Command> ref = testKit.spawn(RaftMember.create(settings, inbox, m -> { },
         entries -> {
           appliedIndex.set(entries.get(entries.size() - 1).index());
           applied.getRef().tell(entries);

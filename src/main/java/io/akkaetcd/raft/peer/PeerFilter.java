@@ -1,0 +1,66 @@
+package io.akkaetcd.raft.peer;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.HashSet;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * Fault injection for tests: the peers this member must neither send to nor hear from, read from
+ * a file of member names (one per line) that a test rewrites to cut and heal links. Messages to
+ * and from a blocked peer are dropped at this member's edge of the peer transport, which is what a
+ * network partition does to Raft. Off unless {@code akka-etcd.fault-injection.blocked-peers-file}
+ * is set; never set by etcd's flags.
+ */
+public final class PeerFilter {
+  public static final PeerFilter NONE = new PeerFilter(null, Map.of());
+
+  private final Path file;
+  private final Map<String, Long> idsByName;
+  private volatile Set<Long> blocked = Set.of();
+
+  private PeerFilter(Path file, Map<String, Long> idsByName) {
+    this.file = file;
+    this.idsByName = Map.copyOf(idsByName);
+  }
+
+  /** A filter that follows {@code file}; call {@link #reload} to pick up changes. */
+  public static PeerFilter following(Path file, Map<String, Long> idsByName) {
+    PeerFilter f = new PeerFilter(file, idsByName);
+    f.reload();
+    return f;
+  }
+
+  public boolean active() {
+    return file != null;
+  }
+
+  /** True if messages to and from {@code memberId} are dropped. */
+  public boolean blocked(long memberId) {
+    return blocked.contains(memberId);
+  }
+
+  /** Re-reads the file; a missing or unreadable file blocks nobody. */
+  public void reload() {
+    if (file == null) {
+      return;
+    }
+    Set<Long> next = new HashSet<>();
+    try {
+      if (Files.exists(file)) {
+        for (String line : Files.readAllLines(file, StandardCharsets.UTF_8)) {
+          Long id = idsByName.get(line.trim());
+          if (id != null) {
+            next.add(id);
+          }
+        }
+      }
+    } catch (IOException e) {
+      next.clear();
+    }
+    blocked = Set.copyOf(next);
+  }
+}

@@ -1,0 +1,69 @@
+package io.akkaetcd.raft.peer;
+
+import akka.actor.ActorRef;
+import akka.actor.ActorSystem;
+import akka.actor.ExtendedActorSystem;
+import akka.actor.typed.Behavior;
+import akka.actor.typed.javadsl.Behaviors;
+import io.akkaetcd.proto.raftpb.RaftMessage;
+import io.akkaetcd.raft.Message;
+import java.net.URI;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.function.Consumer;
+
+/**
+ * Raft messages between members over Akka's Artery TCP transport. Every member runs its actor
+ * system as {@value #SYSTEM} on its first peer URL, with a receiver actor at {@code /user/}
+ * {@value #RECEIVER}; a message to member {@code m} goes to that path at {@code m}'s peer URL.
+ *
+ * <p>Addressed by path alone (a reference without the actor's uid, so no lookup and no selection
+ * envelope per message): a peer that restarts (a new incarnation on the same host and port) gets
+ * the messages sent after it is up, with nothing to re-resolve.
+ * Artery keeps the order of messages between two members and drops them when a peer is down or
+ * its queue is full; Raft retransmits what matters (heartbeats, probes, elections).
+ */
+public final class PeerTransport {
+  /** The name of every member's actor system: Artery addresses include it. */
+  public static final String SYSTEM = "akka-etcd";
+  public static final String RECEIVER = "raft-peer";
+
+  private final Map<Long, ActorRef> peers = new HashMap<>();
+  private final PeerFilter filter;
+
+  /** @param peerUrls every other member's first peer URL, by member id */
+  public PeerTransport(ActorSystem system, Map<Long, URI> peerUrls, PeerFilter filter) {
+    this.filter = filter;
+    peerUrls.forEach((id, url) -> peers.put(id, byPath((ExtendedActorSystem) system, address(url) + "/user/" + RECEIVER)));
+  }
+
+  /** A reference to whatever actor lives at {@code path}, in any incarnation of its system. */
+  public static ActorRef byPath(ExtendedActorSystem system, String path) {
+    return system.provider().resolveActorRef(path);
+  }
+
+  /** The Artery address of the member whose peer URL this is. */
+  public static String address(URI peerUrl) {
+    return "akka://" + SYSTEM + "@" + peerUrl.getHost() + ":" + peerUrl.getPort();
+  }
+
+  /** Sends a message to its {@code to}; a message to an unknown member is dropped, as Raft allows. */
+  public void send(Message m) {
+    ActorRef peer = peers.get(m.to());
+    if (peer != null && !filter.blocked(m.to())) {
+      peer.tell(PeerCodec.toWire(m), ActorRef.noSender());
+    }
+  }
+
+  /** The receiver actor: hands every message from a peer to the Raft member (through its inbox). */
+  public static Behavior<RaftMessage> receiver(Consumer<Message> deliver, PeerFilter filter) {
+    return Behaviors.receive(RaftMessage.class)
+        .onMessage(RaftMessage.class, w -> {
+          if (!filter.blocked(w.getFrom())) {
+            deliver.accept(PeerCodec.fromWire(w));
+          }
+          return Behaviors.same();
+        })
+        .build();
+  }
+}

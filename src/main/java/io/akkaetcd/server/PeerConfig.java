@@ -1,0 +1,44 @@
+package io.akkaetcd.server;
+
+import io.akkaetcd.cluster.ClusterMembers;
+import io.akkaetcd.raft.peer.PeerTransport;
+import java.net.URI;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The Akka settings of a member with peers: Akka Cluster over Artery TCP, bound to the first
+ * --listen-peer-urls and reachable at the member's own peer URL in --initial-cluster. Every member
+ * of the initial cluster is a seed node, in --initial-cluster's order (the same list on every
+ * member, so the first one forms the Akka cluster and the others join it). Akka Cluster is the
+ * transport and its gossip only: Raft alone decides who is a member, and nothing is downed
+ * automatically.
+ */
+final class PeerConfig {
+  /** Room on top of an append's batch limit for one entry as large as the largest request. */
+  private static final long FRAME_SLACK = 256 * 1024;
+
+  private PeerConfig() {}
+
+  static Map<String, Object> overrides(ServerConfig config, ClusterMembers members, long maxAppendBytes) {
+    URI self = members.members().stream().filter(m -> m.id().equals(members.self())).findFirst()
+        .orElseThrow().peerUrls().get(0);
+    URI bind = config.listenPeerUrls().isEmpty() ? self : config.listenPeerUrls().get(0);
+    Map<String, Object> o = new LinkedHashMap<>();
+    o.put("akka.actor.provider", "cluster");
+    o.put("akka.remote.artery.transport", "tcp");
+    o.put("akka.remote.artery.canonical.hostname", self.getHost());
+    o.put("akka.remote.artery.canonical.port", self.getPort());
+    o.put("akka.remote.artery.bind.hostname", bind.getHost());
+    o.put("akka.remote.artery.bind.port", bind.getPort());
+    // An append carries up to maxAppendBytes of entries, and one entry may be as large as the
+    // largest request on top of that.
+    long frame = maxAppendBytes + config.maxRequestBytes() + FRAME_SLACK;
+    o.put("akka.remote.artery.advanced.maximum-frame-size", frame + "b");
+    List<String> seeds = members.members().stream()
+        .map(m -> PeerTransport.address(m.peerUrls().get(0))).toList();
+    o.put("akka.cluster.seed-nodes", seeds);
+    return o;
+  }
+}
