@@ -221,7 +221,7 @@ public final class KvApplier {
         lease = existing.get(0).getLease();
       }
     }
-    KeyValue prev = w.put(r.getKey(), value, lease);
+    KeyValue prev = w.put(r.getKey(), value, lease, r.getPrevKv());
     PutResponse.Builder resp = PutResponse.newBuilder().setHeader(header(w.rev()));
     if (r.getPrevKv() && prev != null) {
       resp.setPrevKv(prev);
@@ -647,9 +647,9 @@ public final class KvApplier {
       return this;
     }
 
-    KeyValue put(ByteString key, ByteString value, long lease) {
+    KeyValue put(ByteString key, ByteString value, long lease, boolean withPrev) {
       wrote = true;
-      return txn.put(key, value, lease);
+      return txn.put(key, value, lease, withPrev);
     }
 
     List<KeyValue> delete(ByteString key, ByteString end) {

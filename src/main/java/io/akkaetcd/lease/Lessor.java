@@ -81,6 +81,11 @@ public final class Lessor implements LeaseLookup {
   }
 
   private final ConcurrentHashMap<Long, Lease> leases = new ConcurrentHashMap<>();
+  /**
+   * The lease of every key attached to one (applier thread only): a put learns here what it
+   * detaches from, without reading the key's previous version from the store.
+   */
+  private final Map<ByteString, Long> leaseOfKey = new java.util.HashMap<>();
   private final long minTtl;
 
   /** @param minTtl etcd's minimum TTL: ceil(1.5 x election timeout) in seconds; shorter grants are raised */
@@ -97,6 +102,7 @@ public final class Lessor implements LeaseLookup {
         Lease lease = l.leases.get(id);
         if (lease != null) {
           lease.attach(key);
+          l.leaseOfKey.put(key, id);
         }
       });
     }
@@ -147,6 +153,7 @@ public final class Lessor implements LeaseLookup {
     KvStore.WriteTxn txn = store.beginTxn(raftIndex);
     for (ByteString key : lease.keys().stream().sorted(KeyOrder.COMPARATOR).toList()) {
       txn.deleteRange(key, ByteString.EMPTY);
+      leaseOfKey.remove(key);
     }
     long revision = txn.revision();
     boolean wrote = !txn.end().isEmpty();
@@ -160,10 +167,10 @@ public final class Lessor implements LeaseLookup {
   /** Keeps the attachments in step with applied writes: a put attaches, a delete or re-put detaches. */
   public void observe(List<Event> events) {
     for (Event e : events) {
-      long before = e.hasPrevKv() ? e.getPrevKv().getLease() : 0;
-      long after = e.getType() == Event.EventType.PUT ? e.getKv().getLease() : 0;
       ByteString key = e.getKv().getKey();
-      if (before != 0 && before != after) {
+      long after = e.getType() == Event.EventType.PUT ? e.getKv().getLease() : 0;
+      Long before = after != 0 ? leaseOfKey.put(key, after) : leaseOfKey.remove(key);
+      if (before != null && before != after) {
         Lease l = leases.get(before);
         if (l != null) {
           l.detach(key);
@@ -177,4 +184,5 @@ public final class Lessor implements LeaseLookup {
       }
     }
   }
+
 }

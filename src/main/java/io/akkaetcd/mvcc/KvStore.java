@@ -136,7 +136,16 @@ public interface KvStore extends AutoCloseable {
     RangeResult range(ByteString key, ByteString rangeEnd, long limit, boolean countOnly);
 
     /** Puts a key; returns the previous live kv or null. Each write is a new sub-revision. */
-    KeyValue put(ByteString key, ByteString value, long lease);
+    default KeyValue put(ByteString key, ByteString value, long lease) {
+      return put(key, value, lease, true);
+    }
+
+    /**
+     * Puts a key. With {@code withPrev} it returns the previous live kv (or null) and its event
+     * carries it as prev_kv; without, it returns null and skips reading the previous value, which
+     * is a read of the backend per put that most puts do not need.
+     */
+    KeyValue put(ByteString key, ByteString value, long lease, boolean withPrev);
 
     /** Deletes every live key in range (rangeEnd as in range); returns the deleted kvs. */
     List<KeyValue> deleteRange(ByteString key, ByteString rangeEnd);

@@ -353,9 +353,9 @@ public final class MvccStore implements KvStore {
     }
 
     @Override
-    public KeyValue put(ByteString key, ByteString value, long lease) {
+    public KeyValue put(ByteString key, ByteString value, long lease, boolean withPrev) {
       KeyIndex before = index.getOrDefault(key, KeyIndex.EMPTY);
-      KeyIndex.Version prevVersion = before.live(rev);
+      KeyIndex.Version prevVersion = withPrev ? before.live(rev) : null;
       KeyValue prev = prevVersion == null ? null : value(prevVersion.revision(), true);
       Revision r = new Revision(rev, sub++);
       KeyIndex after = before.put(r);

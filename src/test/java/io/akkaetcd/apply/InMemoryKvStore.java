@@ -130,7 +130,7 @@ final class InMemoryKvStore implements KvStore {
     }
 
     @Override
-    public KeyValue put(ByteString key, ByteString value, long lease) {
+    public KeyValue put(ByteString key, ByteString value, long lease, boolean withPrev) {
       synchronized (InMemoryKvStore.this) {
         check();
         List<Rev> revs = history.computeIfAbsent(key, k -> new ArrayList<>());
@@ -142,7 +142,7 @@ final class InMemoryKvStore implements KvStore {
             .build();
         revs.add(new Rev(rev, kv));
         events.add(Event.newBuilder().setType(Event.EventType.PUT).setKv(kv).build());
-        return prev;
+        return withPrev ? prev : null;
       }
     }
 

@@ -53,8 +53,6 @@ class ClusterChaosTest {
    * mostly ends with the server's answer rather than an unknown outcome.
    */
   private static final long OP_TIMEOUT_MS = 10_000;
-  private static final Pattern MEMBER = Pattern.compile("\"member_id\":(\\d+)");
-  private static final Pattern LEADER = Pattern.compile("\"leader\":(\\d+)");
   private static final Pattern HASH = Pattern.compile("\"hash\":(\\d+)");
   private static final Pattern REVISION = Pattern.compile("\"revision\":(\\d+)");
 
@@ -92,10 +90,10 @@ class ClusterChaosTest {
 
       awaitProgress(20);
       // 1. kill -9 the leader; the others elect a new one; the old one comes back and catches up.
-      ServerProcess leader = leader(members);
+      ServerProcess leader = ServerProcess.leader(members);
       Instant killed = Instant.now();
       leader.kill();
-      ServerProcess next = leader(members.stream().filter(m -> m != leader).toList());
+      ServerProcess next = ServerProcess.leader(members.stream().filter(m -> m != leader).toList());
       System.out.println("new leader " + next.name() + " " + Duration.between(killed, Instant.now()).toMillis()
           + " ms after kill -9 of " + leader.name());
       awaitProgress(20);
@@ -103,7 +101,7 @@ class ClusterChaosTest {
       awaitProgress(20);
 
       // 2. a follower frozen for longer than an election timeout
-      ServerProcess follower = members.stream().filter(m -> m != leader(members)).findFirst().orElseThrow();
+      ServerProcess follower = members.stream().filter(m -> m != ServerProcess.leader(members)).findFirst().orElseThrow();
       follower.pause();
       awaitProgress(20);
       hold(Duration.ofSeconds(2));
@@ -111,11 +109,11 @@ class ClusterChaosTest {
       awaitProgress(20);
 
       // 3. the leader cut off from both followers, then healed
-      ServerProcess isolated = leader(members);
+      ServerProcess isolated = ServerProcess.leader(members);
       Set<String> others = members.stream().filter(m -> m != isolated).map(ServerProcess::name).collect(Collectors.toSet());
       isolated.cutOff(others);
       members.stream().filter(m -> m != isolated).forEach(m -> m.cutOff(Set.of(isolated.name())));
-      leader(members.stream().filter(m -> m != isolated).toList());
+      ServerProcess.leader(members.stream().filter(m -> m != isolated).toList());
       awaitProgress(20);
       hold(Duration.ofSeconds(2));
       members.forEach(m -> m.cutOff(Set.of()));
@@ -129,9 +127,9 @@ class ClusterChaosTest {
       members.forEach(m -> m.cutOff(Set.of()));
 
       // 5. the leader frozen for longer than an election timeout, then back with an old term
-      ServerProcess frozen = leader(members);
+      ServerProcess frozen = ServerProcess.leader(members);
       frozen.pause();
-      leader(members.stream().filter(m -> m != frozen).toList());
+      ServerProcess.leader(members.stream().filter(m -> m != frozen).toList());
       awaitProgress(20);
       frozen.resume();
       awaitProgress(20);
@@ -299,22 +297,7 @@ class ClusterChaosTest {
     }
   }
 
-  /** The member that is leader by its own account and that of the others asked, within 20 s. */
-  private static ServerProcess leader(List<ServerProcess> candidates) {
-    Instant deadline = Instant.now().plus(Duration.ofSeconds(20));
-    while (Instant.now().isBefore(deadline)) {
-      for (ServerProcess m : candidates) {
-        Etcdctl.Result r = Etcdctl.run(m.endpoint(), "endpoint", "status", "-w", "json", "--command-timeout=1s");
-        Matcher id = MEMBER.matcher(r.stdout());
-        Matcher leader = LEADER.matcher(r.stdout());
-        if (r.exit() == 0 && id.find() && leader.find() && id.group(1).equals(leader.group(1))) {
-          return m;
-        }
-      }
-      pause(50);
-    }
-    throw new AssertionError("no leader among " + candidates.stream().map(ServerProcess::name).toList());
-  }
+
 
   /** Every member at the same revision with the same HashKV, within 30 s. */
   private static void convergence(List<ServerProcess> members) {

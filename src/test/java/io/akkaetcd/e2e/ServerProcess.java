@@ -192,6 +192,25 @@ final class ServerProcess implements AutoCloseable {
     }
   }
 
+  private static final java.util.regex.Pattern MEMBER_ID = java.util.regex.Pattern.compile("\"member_id\":(\\d+)");
+  private static final java.util.regex.Pattern LEADER_ID = java.util.regex.Pattern.compile("\"leader\":(\\d+)");
+
+  /** The member among {@code candidates} that reports itself leader, within 20 s. */
+  static ServerProcess leader(List<ServerProcess> candidates) {
+    Instant deadline = Instant.now().plus(Duration.ofSeconds(20));
+    while (Instant.now().isBefore(deadline)) {
+      for (ServerProcess m : candidates) {
+        Etcdctl.Result r = Etcdctl.run(m.endpoint(), "endpoint", "status", "-w", "json", "--command-timeout=1s");
+        java.util.regex.Matcher id = MEMBER_ID.matcher(r.stdout());
+        java.util.regex.Matcher leader = LEADER_ID.matcher(r.stdout());
+        if (r.exit() == 0 && id.find() && leader.find() && id.group(1).equals(leader.group(1))) {
+          return m;
+        }
+      }
+    }
+    throw new AssertionError("no leader among " + candidates.stream().map(ServerProcess::name).toList());
+  }
+
   boolean alive() {
     return process != null && process.isAlive();
   }
