@@ -37,7 +37,7 @@ import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
 
 /**
- * Three akka-etcd members as separate JVMs under faults: kill -9 of the leader, SIGSTOP of a
+ * Three akka-etcd members (five with {@code -Dchaos.members=5}) as separate JVMs under faults: kill -9 of the leader, SIGSTOP of a
  * follower and of the leader, the leader cut off from the others, and a bridge (two members that
  * cannot reach each other but both reach the third). Meanwhile clients on every member read,
  * write, compare-and-swap and delete a few registers, and a writer puts distinct keys.
@@ -60,9 +60,14 @@ class ClusterChaosTest {
   private final Map<String, String> acked = new ConcurrentHashMap<>();
   private final AtomicBoolean stop = new AtomicBoolean();
 
+  /** Cluster size: 3 in CI; {@code -Dchaos.members=5} for five. */
+  private static final int MEMBERS = Integer.getInteger("chaos.members", 3);
+  /** Fault cycles: 1 in CI; the soak runs more ({@code -Dchaos.rounds=20}). */
+  private static final int ROUNDS = Integer.getInteger("chaos.rounds", 1);
+
   @Test
-  void threeMembersStayLinearizableUnderCrashesPausesAndPartitions() throws Exception {
-    List<ServerProcess> members = ServerProcess.cluster(ServerProcess.Kind.AKKA_ETCD, 3, List.of());
+  void membersStayLinearizableUnderCrashesPausesAndPartitions() throws Exception {
+    List<ServerProcess> members = ServerProcess.cluster(ServerProcess.Kind.AKKA_ETCD, MEMBERS, List.of());
     List<Client> clients = new ArrayList<>();
     List<Thread> workers = new ArrayList<>();
     try {
@@ -76,7 +81,7 @@ class ClusterChaosTest {
 
       for (int i = 0; i < 4; i++) {
         // Retries off: an operation is sent once, so its effect is the server's doing alone.
-        Client c = Client.builder().endpoints(members.get(i % 3).clientUrl()).retryMaxAttempts(0).build();
+        Client c = Client.builder().endpoints(members.get(i % MEMBERS).clientUrl()).retryMaxAttempts(0).build();
         clients.add(c);
         String name = "c" + i;
         Random random = new Random(i * 31L + 7);
@@ -89,50 +94,9 @@ class ClusterChaosTest {
       workers.forEach(Thread::start);
 
       awaitProgress(20);
-      // 1. kill -9 the leader; the others elect a new one; the old one comes back and catches up.
-      ServerProcess leader = ServerProcess.leader(members);
-      Instant killed = Instant.now();
-      leader.kill();
-      ServerProcess next = ServerProcess.leader(members.stream().filter(m -> m != leader).toList());
-      System.out.println("new leader " + next.name() + " " + Duration.between(killed, Instant.now()).toMillis()
-          + " ms after kill -9 of " + leader.name());
-      awaitProgress(20);
-      leader.start();
-      awaitProgress(20);
-
-      // 2. a follower frozen for longer than an election timeout
-      ServerProcess follower = members.stream().filter(m -> m != ServerProcess.leader(members)).findFirst().orElseThrow();
-      follower.pause();
-      awaitProgress(20);
-      hold(Duration.ofSeconds(2));
-      follower.resume();
-      awaitProgress(20);
-
-      // 3. the leader cut off from both followers, then healed
-      ServerProcess isolated = ServerProcess.leader(members);
-      Set<String> others = members.stream().filter(m -> m != isolated).map(ServerProcess::name).collect(Collectors.toSet());
-      isolated.cutOff(others);
-      members.stream().filter(m -> m != isolated).forEach(m -> m.cutOff(Set.of(isolated.name())));
-      ServerProcess.leader(members.stream().filter(m -> m != isolated).toList());
-      awaitProgress(20);
-      hold(Duration.ofSeconds(2));
-      members.forEach(m -> m.cutOff(Set.of()));
-      awaitProgress(20);
-
-      // 4. a bridge: m1 and m3 cannot reach each other, both reach m2
-      members.get(0).cutOff(Set.of(members.get(2).name()));
-      members.get(2).cutOff(Set.of(members.get(0).name()));
-      hold(Duration.ofSeconds(3));
-      awaitProgress(20);
-      members.forEach(m -> m.cutOff(Set.of()));
-
-      // 5. the leader frozen for longer than an election timeout, then back with an old term
-      ServerProcess frozen = ServerProcess.leader(members);
-      frozen.pause();
-      ServerProcess.leader(members.stream().filter(m -> m != frozen).toList());
-      awaitProgress(20);
-      frozen.resume();
-      awaitProgress(20);
+      for (int round = 0; round < ROUNDS; round++) {
+        faultCycle(members);
+      }
 
       stop.set(true);
       for (Thread t : workers) {
@@ -177,6 +141,57 @@ class ClusterChaosTest {
       clients.forEach(Client::close);
       members.forEach(ServerProcess::close);
     }
+  }
+
+  /**
+   * One cycle of faults, each under load and each healed before the next: kill -9 of the leader,
+   * a frozen follower, the leader cut off, a bridge, a frozen leader.
+   */
+  private void faultCycle(List<ServerProcess> members) {
+    // 1. kill -9 the leader; the others elect a new one; the old one comes back and catches up.
+    ServerProcess leader = ServerProcess.leader(members);
+    Instant killed = Instant.now();
+    leader.kill();
+    ServerProcess next = ServerProcess.leader(members.stream().filter(m -> m != leader).toList());
+    System.out.println("new leader " + next.name() + " " + Duration.between(killed, Instant.now()).toMillis()
+        + " ms after kill -9 of " + leader.name());
+    awaitProgress(20);
+    leader.start();
+    awaitProgress(20);
+
+    // 2. a follower frozen for longer than an election timeout
+    ServerProcess follower = members.stream().filter(m -> m != ServerProcess.leader(members)).findFirst().orElseThrow();
+    follower.pause();
+    awaitProgress(20);
+    hold(Duration.ofSeconds(2));
+    follower.resume();
+    awaitProgress(20);
+
+    // 3. the leader cut off from both followers, then healed
+    ServerProcess isolated = ServerProcess.leader(members);
+    Set<String> others = members.stream().filter(m -> m != isolated).map(ServerProcess::name).collect(Collectors.toSet());
+    isolated.cutOff(others);
+    members.stream().filter(m -> m != isolated).forEach(m -> m.cutOff(Set.of(isolated.name())));
+    ServerProcess.leader(members.stream().filter(m -> m != isolated).toList());
+    awaitProgress(20);
+    hold(Duration.ofSeconds(2));
+    members.forEach(m -> m.cutOff(Set.of()));
+    awaitProgress(20);
+
+    // 4. a bridge: m1 and m3 cannot reach each other, both reach m2
+    members.get(0).cutOff(Set.of(members.get(2).name()));
+    members.get(2).cutOff(Set.of(members.get(0).name()));
+    hold(Duration.ofSeconds(3));
+    awaitProgress(20);
+    members.forEach(m -> m.cutOff(Set.of()));
+
+    // 5. the leader frozen for longer than an election timeout, then back with an old term
+    ServerProcess frozen = ServerProcess.leader(members);
+    frozen.pause();
+    ServerProcess.leader(members.stream().filter(m -> m != frozen).toList());
+    awaitProgress(20);
+    frozen.resume();
+    awaitProgress(20);
   }
 
   /** Random register operations, each recorded with its invocation and completion time. */
