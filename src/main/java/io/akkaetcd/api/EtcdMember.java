@@ -26,6 +26,12 @@ public interface EtcdMember {
    */
   CompletionStage<Void> linearizableBarrier();
 
+  /**
+   * MoveLeader: hands leadership from this member (which must lead) to {@code transferee} (a
+   * voting member) and completes once the transferee leads, or fails with etcd's error.
+   */
+  CompletionStage<Void> moveLeader(long transferee);
+
   /** Executor for reads: off the apply path and off the gRPC transport threads. */
   Executor readExecutor();
 

@@ -95,7 +95,8 @@ public final class MaintenanceService implements Maintenance {
 
   @Override
   public CompletionStage<MoveLeaderResponse> moveLeader(MoveLeaderRequest in) {
-    return CompletableFuture.failedFuture(GrpcErrors.unimplemented("/etcdserverpb.Maintenance/MoveLeader"));
+    return GrpcErrors.handled(() -> member.moveLeader(in.getTargetID())
+        .thenApply(v -> MoveLeaderResponse.newBuilder().setHeader(member.header(member.store().currentRevision())).build()));
   }
 
   @Override

@@ -35,6 +35,8 @@ public final class RaftCore {
   private int electionElapsed;
   private int heartbeatElapsed;
   private int randomizedElectionTimeout;
+  /** The member leadership is being handed to (thesis §3.10), 0 if none; leader only. */
+  private long leadTransferee;
 
   private final Map<Long, Progress> progress = new HashMap<>();
   private final Map<Long, Boolean> votes = new HashMap<>();
@@ -117,6 +119,9 @@ public final class RaftCore {
         if (config.checkQuorum()) {
           step(local(MessageType.CHECK_QUORUM));
         }
+        // A transfer that did not finish within an election timeout is abandoned (thesis §3.10):
+        // the leader takes proposals again.
+        leadTransferee = 0;
       }
       if (role == StateRole.LEADER && heartbeatElapsed >= config.heartbeatTick()) {
         heartbeatElapsed = 0;
@@ -143,6 +148,15 @@ public final class RaftCore {
       entries.add(Entry.normal(0, 0, d));
     }
     stepLocal(Message.of(MessageType.PROPOSE).from(id).to(id).entries(entries).build());
+  }
+
+  /**
+   * Hands leadership to {@code transferee} (thesis §3.10): the leader stops taking proposals,
+   * brings the transferee's log up to date, then tells it to campaign at once. Abandoned after an
+   * election timeout. Ignored unless this member leads and the transferee is another voter.
+   */
+  public void transferLeadership(long transferee) {
+    step(Message.of(MessageType.TRANSFER_LEADER).from(transferee).to(id).build());
   }
 
   /** Asks for a read index; the answer comes as a {@link ReadState} with the same context. */
@@ -172,7 +186,8 @@ public final class RaftCore {
       boolean preVoteRequest = m.type() == MessageType.REQUEST_PRE_VOTE;
       boolean grantedPreVote = m.type() == MessageType.REQUEST_PRE_VOTE_RESPONSE && !m.reject();
       boolean voteRequest = preVoteRequest || m.type() == MessageType.REQUEST_VOTE;
-      if (voteRequest && config.checkQuorum() && leader != 0 && electionElapsed < config.electionTick()) {
+      boolean transfer = m.context().equals(TRANSFER_CAMPAIGN);
+      if (voteRequest && !transfer && config.checkQuorum() && leader != 0 && electionElapsed < config.electionTick()) {
         // Leader lease (thesis §4.2.3): we heard from a leader recently; ignore the disruption.
         return;
       }
@@ -206,14 +221,25 @@ public final class RaftCore {
 
   // ---- elections (Raft §5.2, thesis §9.6 pre-vote) ----
 
+  /** Marks the vote requests of a campaign the leader asked for: voters skip the leader lease. */
+  private static final ByteString TRANSFER_CAMPAIGN = ByteString.copyFromUtf8("transfer");
+
   private void hup() {
+    hup(false);
+  }
+
+  /**
+   * Starts a campaign; one the leader asked for by TIMEOUT_NOW skips pre-vote, and its vote
+   * requests carry {@link #TRANSFER_CAMPAIGN} so that voters that still hear the leader vote.
+   */
+  private void hup(boolean transfer) {
     if (role == StateRole.LEADER || !promotable()) {
       return;
     }
     if (log.committed > log.applied && hasUnappliedConfChange()) {
       return;
     }
-    campaignFor(config.preVote() ? MessageType.REQUEST_PRE_VOTE : MessageType.REQUEST_VOTE);
+    campaignFor(config.preVote() && !transfer ? MessageType.REQUEST_PRE_VOTE : MessageType.REQUEST_VOTE, transfer);
   }
 
   private boolean hasUnappliedConfChange() {
@@ -221,6 +247,10 @@ public final class RaftCore {
   }
 
   private void campaignFor(MessageType kind) {
+    campaignFor(kind, false);
+  }
+
+  private void campaignFor(MessageType kind, boolean transfer) {
     long voteTerm;
     if (kind == MessageType.REQUEST_PRE_VOTE) {
       becomePreCandidate();
@@ -235,7 +265,8 @@ public final class RaftCore {
     }
     for (long peer : voters) {
       if (peer != id) {
-        send(Message.of(kind).to(peer).term(voteTerm).index(log.lastIndex()).logTerm(log.lastTerm()).build());
+        send(Message.of(kind).to(peer).term(voteTerm).index(log.lastIndex()).logTerm(log.lastTerm())
+            .context(transfer ? TRANSFER_CAMPAIGN : ByteString.EMPTY).build());
       }
     }
   }
@@ -319,6 +350,7 @@ public final class RaftCore {
     randomizedElectionTimeout = config.electionTick() + config.random().nextInt(config.electionTick());
     votes.clear();
     progress.clear();
+    leadTransferee = 0;
     pendingReads.clear();
     readsBeforeFirstCommit.clear();
   }
@@ -349,8 +381,25 @@ public final class RaftCore {
           drop(m, "leader is not a voter");
           return;
         }
+        if (leadTransferee != 0) {
+          drop(m, "leadership is being transferred");
+          return;
+        }
         appendEntries(m.entries());
         bcastAppend();
+      }
+      case TRANSFER_LEADER -> {
+        long to = m.from();
+        if (to == id || !voters.contains(to) || to == leadTransferee) {
+          return;
+        }
+        leadTransferee = to;
+        electionElapsed = 0;
+        if (progress.get(to).match == log.lastIndex()) {
+          send(Message.of(MessageType.TIMEOUT_NOW).to(to).build());
+        } else {
+          sendAppend(to, true);
+        }
       }
       case READ_INDEX -> handleReadIndexAsLeader(m);
       case APPEND_ENTRIES_RESPONSE -> handleAppendResponse(m);
@@ -426,6 +475,9 @@ public final class RaftCore {
     if (pr.maybeUpdate(m.index())) {
       if (pr.state == Progress.State.PROBE) {
         pr.becomeReplicate();
+      }
+      if (m.from() == leadTransferee && pr.match == log.lastIndex()) {
+        send(Message.of(MessageType.TIMEOUT_NOW).to(m.from()).build());
       }
       if (maybeCommit()) {
         bcastAppend();
@@ -583,6 +635,7 @@ public final class RaftCore {
         }
       }
       case READ_INDEX_RESPONSE -> readStates.add(new ReadState(m.index(), m.context()));
+      case TIMEOUT_NOW -> hup(true);
       case APPEND_ENTRIES -> {
         electionElapsed = 0;
         leader = m.from();

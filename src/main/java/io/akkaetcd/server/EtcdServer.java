@@ -382,6 +382,33 @@ public final class EtcdServer implements EtcdMember, AutoCloseable {
   }
 
   @Override
+  public CompletionStage<Void> moveLeader(long transferee) {
+    if (!raftStatus.get().isLeader()) {
+      return CompletableFuture.failedFuture(EtcdError.NOT_LEADER.exception());
+    }
+    if (!members.voterIds().contains(transferee)) {
+      return CompletableFuture.failedFuture(EtcdError.BAD_LEADER_TRANSFEREE.exception());
+    }
+    inbox.transferLeadership(transferee);
+    CompletableFuture<Void> done = new CompletableFuture<>();
+    long deadline = System.nanoTime() + requestTimeout.toNanos();
+    awaitLeader(transferee, deadline, done);
+    return done;
+  }
+
+  /** Completes {@code done} once {@code transferee} leads (checked every heartbeat), or fails at the deadline. */
+  private void awaitLeader(long transferee, long deadline, CompletableFuture<Void> done) {
+    if (raftStatus.get().leader() == transferee) {
+      done.complete(null);
+    } else if (System.nanoTime() > deadline) {
+      done.completeExceptionally(EtcdError.TIMEOUT_LEADER_TRANSFER.exception());
+    } else {
+      system.scheduler().scheduleOnce(config.heartbeatInterval(), () -> awaitLeader(transferee, deadline, done),
+          system.executionContext());
+    }
+  }
+
+  @Override
   public long newLeaseId() {
     return ids.next() & Long.MAX_VALUE;
   }

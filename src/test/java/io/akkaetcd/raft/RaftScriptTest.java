@@ -32,7 +32,7 @@ import org.junit.jupiter.api.TestFactory;
  * <p>Commands: {@code campaign N}, {@code tick N [times]}, {@code propose N data...},
  * {@code read N ctx}, {@code deliver [count]} (one message, FIFO, or all now queued),
  * {@code stabilize} (deliver until quiet), {@code drop-from N}, {@code drop-to N},
- * {@code isolate N} / {@code heal}, {@code restart N}, {@code status}.
+ * {@code isolate N} / {@code heal}, {@code restart N}, {@code transfer N to}, {@code status}.
  */
 class RaftScriptTest {
   private static final Path DIR = Path.of("src/test/resources/raft");
@@ -101,6 +101,7 @@ class RaftScriptTest {
           }
         }
         case "campaign" -> cores.get(id(a[1])).campaign();
+        case "transfer" -> cores.get(id(a[1])).transferLeadership(id(a[2]));
         case "tick" -> {
           int times = a.length > 2 ? Integer.parseInt(a[2]) : 1;
           for (int i = 0; i < times; i++) {

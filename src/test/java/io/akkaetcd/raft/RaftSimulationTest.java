@@ -132,6 +132,9 @@ class RaftSimulationTest {
         changePartition(size);
       } else if (action < 95) {
         restart(node(random.nextInt(size)), voters);
+      } else if (action < 96) {
+        // a leadership transfer asked of a random member (only a leader acts on it)
+        node(random.nextInt(size)).core.transferLeadership(1L + random.nextInt(size));
       } else {
         deliverDue();
       }

@@ -29,6 +29,7 @@ public final class RaftInbox {
   private final ConcurrentLinkedQueue<Proposal> proposals = new ConcurrentLinkedQueue<>();
   private final ConcurrentLinkedQueue<CompletableFuture<Long>> reads = new ConcurrentLinkedQueue<>();
   private final ConcurrentLinkedQueue<Message> messages = new ConcurrentLinkedQueue<>();
+  private final ConcurrentLinkedQueue<Long> transfers = new ConcurrentLinkedQueue<>();
   private final AtomicBoolean flushPending = new AtomicBoolean();
   private volatile ActorRef<RaftMember.Command> member;
 
@@ -41,6 +42,12 @@ public final class RaftInbox {
   /** Ask for a read index (Raft thesis 6.4); completed with the index to wait for. */
   public void readIndex(CompletableFuture<Long> result) {
     reads.add(result);
+    signal();
+  }
+
+  /** Asks the member, if it leads, to hand leadership to {@code transferee} (MoveLeader). */
+  public void transferLeadership(long transferee) {
+    transfers.add(transferee);
     signal();
   }
 
@@ -77,6 +84,11 @@ public final class RaftInbox {
   /** Takes every queued read-index request, oldest first. */
   List<CompletableFuture<Long>> drainReads() {
     return drain(reads);
+  }
+
+  /** Takes every queued leadership transfer request. */
+  List<Long> drainTransfers() {
+    return drain(transfers);
   }
 
   /** Takes every queued peer message, in arrival order. */

@@ -281,6 +281,9 @@ public final class RaftMember
     for (Message m : inbox.drainMessages()) {
       core.step(m);
     }
+    for (long transferee : inbox.drainTransfers()) {
+      core.transferLeadership(transferee);
+    }
     List<RaftInbox.Proposal> proposals = inbox.drainProposals();
     List<CompletableFuture<Long>> reads = inbox.drainReads();
     if (!proposals.isEmpty()) {
