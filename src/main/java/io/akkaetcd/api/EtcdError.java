@@ -44,6 +44,7 @@ public enum EtcdError {
   TIMEOUT_LEADER_TRANSFER(Status.Code.UNAVAILABLE, "etcdserver: request timed out, leader transfer took too long"),
   LEADER_CHANGED(Status.Code.UNAVAILABLE, "etcdserver: leader changed"),
   TIMEOUT(Status.Code.UNAVAILABLE, "etcdserver: request timed out"),
+  TIMEOUT_LEADER_FAIL(Status.Code.UNAVAILABLE, "etcdserver: request timed out, possibly due to previous leader failure"),
   NOT_CAPABLE(Status.Code.UNAVAILABLE, "etcdserver: not capable"),
   STOPPED(Status.Code.UNAVAILABLE, "etcdserver: server stopped"),
 

@@ -19,6 +19,7 @@ import com.typesafe.config.ConfigFactory;
 import io.akkaetcd.api.ClientRouter;
 import io.akkaetcd.api.ClusterService;
 import io.akkaetcd.api.EtcdError;
+import io.akkaetcd.api.EtcdException;
 import io.akkaetcd.api.EtcdMember;
 import io.akkaetcd.api.HealthService;
 import io.akkaetcd.api.KvService;
@@ -368,8 +369,23 @@ public final class EtcdServer implements EtcdMember, AutoCloseable {
       return CompletableFuture.failedFuture(EtcdError.REQUEST_TOO_LARGE.exception());
     }
     CompletableFuture<Object> result = wait.register(id);
+    long start = System.nanoTime();
     inbox.propose(id, data);
-    return result.orTimeout(requestTimeout.toMillis(), TimeUnit.MILLISECONDS);
+    return result.orTimeout(requestTimeout.toMillis(), TimeUnit.MILLISECONDS)
+        .exceptionallyCompose(e -> CompletableFuture.failedFuture(
+            e instanceof java.util.concurrent.TimeoutException ? timeoutError(start) : e));
+  }
+
+  /**
+   * etcd's reading of a proposal that timed out: if a new leader was elected after it was made,
+   * and the old one was lost no earlier than two election timeouts before that, the old leader's
+   * failure is the likely cause.
+   */
+  private EtcdException timeoutError(long startNanos) {
+    long elected = raftStatus.get().leaderElectedNanos();
+    long lost = elected - 2 * config.electionTimeout().toNanos();
+    boolean leaderFailed = elected != 0 && startNanos - lost > 0 && elected - startNanos > 0;
+    return (leaderFailed ? EtcdError.TIMEOUT_LEADER_FAIL : EtcdError.TIMEOUT).exception();
   }
 
   @Override

@@ -343,8 +343,11 @@ public final class RaftMember
     }
     core.advance(rd);
     compactAppliedEntries(log.storage);
+    RaftStatus before = status.get();
+    long electedAt = core.leader() != 0 && core.leader() != before.leader() ? System.nanoTime()
+        : before.leaderElectedNanos();
     status.set(new RaftStatus(core.term(), core.leader(), core.role(), core.committedIndex(),
-        log.storage.firstIndex()));
+        log.storage.firstIndex(), electedAt));
     if (core.role() != StateRole.LEADER && core.leader() == 0) {
       failPendingReads();
     }
