@@ -14,12 +14,14 @@ import io.akkaetcd.proto.etcdserverpb.MemberRemoveResponse;
 import io.akkaetcd.proto.etcdserverpb.MemberUpdateRequest;
 import io.akkaetcd.proto.etcdserverpb.MemberUpdateResponse;
 import java.net.URI;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 
 /**
- * etcd's Cluster service. MemberList answers from the bootstrapped membership; changing
- * membership comes with multi-member clusters and answers UNIMPLEMENTED until then.
+ * etcd's Cluster service. MemberList answers from the applied membership; MemberAdd (voters) and
+ * MemberRemove go through Raft as configuration changes. Learners, MemberPromote and MemberUpdate
+ * answer UNIMPLEMENTED.
  */
 public final class ClusterService implements Cluster {
   private final EtcdMember member;
@@ -33,23 +35,48 @@ public final class ClusterService implements Cluster {
     MemberListResponse.Builder b = MemberListResponse.newBuilder()
         // etcd answers membership calls with a header that carries no revision.
         .setHeader(member.header(0));
-    for (ClusterMembers.Member m : member.members().members()) {
-      Member.Builder mb = Member.newBuilder().setID(m.id().value()).setName(m.name()).setIsLearner(m.learner());
-      m.peerUrls().stream().map(URI::toString).forEach(mb::addPeerURLs);
-      member.clientUrls(m).stream().map(URI::toString).forEach(mb::addClientURLs);
-      b.addMembers(mb);
-    }
+    member.members().members().forEach(m -> b.addMembers(toProto(m)));
     return CompletableFuture.completedFuture(b.build());
+  }
+
+  private Member toProto(ClusterMembers.Member m) {
+    Member.Builder mb = Member.newBuilder().setID(m.id().value()).setName(member.name(m)).setIsLearner(m.learner());
+    m.peerUrls().stream().map(URI::toString).forEach(mb::addPeerURLs);
+    member.clientUrls(m).stream().map(URI::toString).forEach(mb::addClientURLs);
+    return mb.build();
   }
 
   @Override
   public CompletionStage<MemberAddResponse> memberAdd(MemberAddRequest in) {
-    return CompletableFuture.failedFuture(GrpcErrors.unimplemented("/etcdserverpb.Cluster/MemberAdd"));
+    if (in.getIsLearner()) {
+      return CompletableFuture.failedFuture(GrpcErrors.unimplemented("/etcdserverpb.Cluster/MemberAdd (learner)"));
+    }
+    List<URI> urls;
+    try {
+      urls = in.getPeerURLsList().stream().map(URI::create).toList();
+    } catch (IllegalArgumentException e) {
+      return CompletableFuture.failedFuture(EtcdError.MEMBER_BAD_URLS.exception().toGrpc());
+    }
+    return GrpcErrors.handled(() -> member.addMember(urls).thenApply(members -> {
+      MemberAddResponse.Builder b = MemberAddResponse.newBuilder().setHeader(member.header(0));
+      members.members().forEach(m -> {
+        Member p = toProto(m);
+        b.addMembers(p);
+        if (m.peerUrls().equals(urls)) {
+          b.setMember(p);
+        }
+      });
+      return b.build();
+    }));
   }
 
   @Override
   public CompletionStage<MemberRemoveResponse> memberRemove(MemberRemoveRequest in) {
-    return CompletableFuture.failedFuture(GrpcErrors.unimplemented("/etcdserverpb.Cluster/MemberRemove"));
+    return GrpcErrors.handled(() -> member.removeMember(in.getID()).thenApply(members -> {
+      MemberRemoveResponse.Builder b = MemberRemoveResponse.newBuilder().setHeader(member.header(0));
+      members.members().forEach(m -> b.addMembers(toProto(m)));
+      return b.build();
+    }));
   }
 
   @Override

@@ -39,6 +39,7 @@ public enum EtcdError {
   TOO_MANY_LEARNERS(Status.Code.FAILED_PRECONDITION, "etcdserver: too many learner members in cluster"),
 
   NO_LEADER(Status.Code.UNAVAILABLE, "etcdserver: no leader"),
+  UNHEALTHY(Status.Code.UNAVAILABLE, "etcdserver: unhealthy cluster"),
   NOT_LEADER(Status.Code.FAILED_PRECONDITION, "etcdserver: not leader"),
   BAD_LEADER_TRANSFEREE(Status.Code.FAILED_PRECONDITION, "etcdserver: bad leader transferee"),
   TIMEOUT_LEADER_TRANSFER(Status.Code.UNAVAILABLE, "etcdserver: request timed out, leader transfer took too long"),

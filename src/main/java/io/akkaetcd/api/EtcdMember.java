@@ -32,6 +32,12 @@ public interface EtcdMember {
    */
   CompletionStage<Void> moveLeader(long transferee);
 
+  /** MemberAdd: adds a voting member with these peer URLs; completes with the members once applied. */
+  CompletionStage<ClusterMembers> addMember(java.util.List<java.net.URI> peerUrls);
+
+  /** MemberRemove: completes with the remaining members once applied. */
+  CompletionStage<ClusterMembers> removeMember(long id);
+
   /** Executor for reads: off the apply path and off the gRPC transport threads. */
   Executor readExecutor();
 
@@ -47,6 +53,11 @@ public interface EtcdMember {
   /** The client URLs a member lists: as it published them through Raft, else as bootstrapped. */
   default java.util.List<java.net.URI> clientUrls(ClusterMembers.Member m) {
     return m.clientUrls();
+  }
+
+  /** The name a member lists: as it published it, else as known from the bootstrap or the change. */
+  default String name(ClusterMembers.Member m) {
+    return m.name();
   }
 
   /** The server's configuration limits (--max-request-bytes, --max-txn-ops, quota). */

@@ -11,7 +11,6 @@ import io.akkaetcd.proto.peerpb.LeaseRenewResponse;
 import io.akkaetcd.raft.member.RaftStatus;
 import io.akkaetcd.raft.peer.PeerFilter;
 import java.time.Duration;
-import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.function.Supplier;
@@ -32,22 +31,22 @@ public final class LeaseForwarding {
   private final Lessor lessor;
   private final LeaseKeeper keeper;
   private final Supplier<RaftStatus> status;
-  private final Map<Long, ActorSelection> leaders;
+  private final java.util.function.LongFunction<ActorSelection> leaders;
   private final Duration timeout;
   private final PeerFilter filter;
 
   /**
-   * @param peers every other member's leases endpoint, by member id (empty for a lone member)
+   * @param peers every other member's leases endpoint by member id (null if unknown)
    * @param timeout how long to wait for the leader's answer
    * @param filter peers cut off by fault injection (tests)
    */
   public LeaseForwarding(Lessor lessor, LeaseKeeper keeper, Supplier<RaftStatus> status,
-      Map<Long, ActorSelection> peers, Duration timeout, PeerFilter filter) {
+      java.util.function.LongFunction<ActorSelection> peers, Duration timeout, PeerFilter filter) {
     this.filter = filter;
     this.lessor = lessor;
     this.keeper = keeper;
     this.status = status;
-    this.leaders = Map.copyOf(peers);
+    this.leaders = peers;
     this.timeout = timeout;
   }
 
@@ -71,7 +70,7 @@ public final class LeaseForwarding {
     if (s.isLeader()) {
       return CompletableFuture.completedFuture(answer(request).getTtl());
     }
-    ActorSelection leader = leaders.get(s.leader());
+    ActorSelection leader = leaders.apply(s.leader());
     if (leader == null || filter.blocked(s.leader())) {
       return CompletableFuture.failedFuture(EtcdError.NO_LEADER.exception());
     }

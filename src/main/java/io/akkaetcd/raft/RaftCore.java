@@ -23,7 +23,13 @@ import java.util.Set;
  */
 public final class RaftCore {
   private final long id;
+  /** The current configuration: changed one member at a time by {@link #applyConfChange}. */
   private final List<Long> voters;
+  /**
+   * The index of the last configuration change appended by this leader (or, for a new leader,
+   * its last index): no other may be proposed until it is applied (thesis §4.1, one at a time).
+   */
+  private long pendingConfIndex;
   private final RaftConfig config;
   private final RaftLog log;
 
@@ -59,7 +65,7 @@ public final class RaftCore {
   public RaftCore(RaftConfig config, RaftStorage storage) {
     this.config = config;
     this.id = config.id();
-    this.voters = config.voters();
+    this.voters = new ArrayList<>(config.voters());
     this.log = new RaftLog(storage, config.applied());
     HardState hs = storage.hardState();
     this.term = hs.term();
@@ -148,6 +154,56 @@ public final class RaftCore {
       entries.add(Entry.normal(0, 0, d));
     }
     stepLocal(Message.of(MessageType.PROPOSE).from(id).to(id).entries(entries).build());
+  }
+
+  /**
+   * Proposes a configuration change (the caller's encoding); it takes effect on every member when
+   * committed, through {@link #applyConfChange}. Throws {@link ProposalDroppedException} without a
+   * leader, or at the leader while another change is not yet applied.
+   */
+  public void proposeConfChange(ByteString data) {
+    stepLocal(Message.of(MessageType.PROPOSE).from(id).to(id)
+        .entries(List.of(new Entry(0, 0, EntryType.CONF_CHANGE, data))).build());
+  }
+
+  /**
+   * Applies a committed configuration change: {@code add} makes {@code member} a voter, else it
+   * stops being one. Idempotent (a restarted member sees changes again). A leader starts
+   * replicating to an added member at once, recomputes its commit index after a removal, and
+   * steps down if it removed itself; a removed member never campaigns again.
+   */
+  public void applyConfChange(boolean add, long member) {
+    if (add == voters.contains(member)) {
+      return;
+    }
+    if (add) {
+      voters.add(member);
+      if (role == StateRole.LEADER) {
+        Progress p = new Progress(log.lastIndex() + 1, config.maxInflightMsgs());
+        p.recentActive = true;
+        progress.put(member, p);
+        sendAppend(member, true);
+      }
+      return;
+    }
+    voters.remove(member);
+    progress.remove(member);
+    if (role != StateRole.LEADER) {
+      return;
+    }
+    if (member == id) {
+      becomeFollower(term, 0);
+    } else if (leadTransferee == member) {
+      leadTransferee = 0;
+    }
+    if (role == StateRole.LEADER && maybeCommit()) {
+      bcastAppend();
+    }
+  }
+
+  /** The voters of the current configuration. */
+  public List<Long> voters() {
+    return List.copyOf(voters);
   }
 
   /**
@@ -334,6 +390,8 @@ public final class RaftCore {
       self.match = log.lastIndex();
       self.becomeReplicate();
     }
+    // Any configuration change in the log may still be unapplied: none is taken before it is.
+    pendingConfIndex = log.lastIndex();
     // Raft §8: a new leader commits a no-op of its term, which also commits what came before.
     appendEntries(List.of(Entry.normal(0, 0, ByteString.EMPTY)));
     bcastAppend();
@@ -385,7 +443,21 @@ public final class RaftCore {
           drop(m, "leadership is being transferred");
           return;
         }
+        int conf = -1;
+        for (int i = 0; i < m.entries().size(); i++) {
+          if (m.entries().get(i).type() == EntryType.CONF_CHANGE) {
+            if (conf >= 0 || pendingConfIndex > log.applied) {
+              drop(m, "a configuration change is still pending");
+              return;
+            }
+            conf = i;
+          }
+        }
+        long first = log.lastIndex() + 1;
         appendEntries(m.entries());
+        if (conf >= 0) {
+          pendingConfIndex = first + conf;
+        }
         bcastAppend();
       }
       case TRANSFER_LEADER -> {

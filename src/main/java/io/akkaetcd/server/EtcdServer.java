@@ -35,7 +35,11 @@ import io.akkaetcd.api.MaintenanceService;
 import io.akkaetcd.apply.KvApplier;
 import io.akkaetcd.cluster.ClusterMembers;
 import io.akkaetcd.cluster.MemberAttributes;
+import io.akkaetcd.cluster.MemberId;
 import io.akkaetcd.cluster.MemberIdentity;
+import io.akkaetcd.cluster.Membership;
+import io.akkaetcd.proto.raftpb.ConfChange;
+import io.akkaetcd.proto.raftpb.ConfChangeType;
 import io.akkaetcd.proto.etcdserverpb.MemberAttrSetRequest;
 import io.akkaetcd.compactor.AutoCompactor;
 import io.akkaetcd.compactor.CompactionPolicy;
@@ -91,7 +95,7 @@ public final class EtcdServer implements EtcdMember, AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(EtcdServer.class);
 
   private final ServerConfig config;
-  private final ClusterMembers members;
+  private final Membership members;
   private final MemberAttributes attributes;
   private final KvStore store;
   private final ActorSystem<Void> system;
@@ -111,7 +115,7 @@ public final class EtcdServer implements EtcdMember, AutoCloseable {
   /** Completes once the actors are stopped and the store is closed. */
   private final CompletableFuture<Void> stopped = new CompletableFuture<>();
 
-  private EtcdServer(ServerConfig config, ClusterMembers members, MemberAttributes attributes, KvStore store,
+  private EtcdServer(ServerConfig config, Membership members, MemberAttributes attributes, KvStore store,
       ActorSystem<Void> system,
       RaftInbox inbox, Wait wait, AppliedIndexWait applied,
       AtomicReference<RaftStatus> raftStatus, java.util.concurrent.atomic.AtomicBoolean failed) {
@@ -125,7 +129,7 @@ public final class EtcdServer implements EtcdMember, AutoCloseable {
     this.wait = wait;
     this.applied = applied;
     this.raftStatus = raftStatus;
-    this.ids = new RequestIds(members.self().value(), System.currentTimeMillis());
+    this.ids = new RequestIds(members.current().self().value(), System.currentTimeMillis());
     this.readExecutor = system.dispatchers().lookup(DispatcherSelector.fromConfig("akka-etcd.read-dispatcher"));
     Config c = system.settings().config();
     this.requestTimeout = c.getDuration("akka-etcd.request-timeout");
@@ -157,7 +161,12 @@ public final class EtcdServer implements EtcdMember, AutoCloseable {
     } catch (IOException e) {
       throw new UncheckedIOException("cannot create data dir " + memberDir, e);
     }
-    ClusterMembers members = MemberIdentity.loadOrRecord(memberDir, ClusterMembers.bootstrap(config));
+    // A member joining a running cluster learns it from its peers the first time; afterwards its
+    // data directory holds the membership it applied, whatever the flags say.
+    boolean joining = config.initialClusterState().equals("existing") && !Files.exists(memberDir.resolve("identity"));
+    ClusterMembers bootstrap = joining ? ClusterJoin.fetch(config) : ClusterMembers.bootstrap(config);
+    Membership membership = Membership.load(memberDir, MemberIdentity.loadOrRecord(memberDir, bootstrap));
+    ClusterMembers members = membership.current();
     MemberAttributes attributes = MemberAttributes.load(memberDir);
     KvStore store = MvccStore.open(memberDir.resolve("mvcc"));
     Wait wait = new Wait();
@@ -179,9 +188,7 @@ public final class EtcdServer implements EtcdMember, AutoCloseable {
     RaftMember.Settings settings = new RaftMember.Settings(members.self().value(), members.voterIds(),
         config.heartbeatInterval(), config.electionTicks(), store::appliedIndex, store::durableAppliedIndex,
         journalSnapshotEvents(config.snapshotCount()));
-    Map<Long, URI> peers = new LinkedHashMap<>();
-    members.members().stream().filter(m -> !m.id().equals(members.self()))
-        .forEach(m -> peers.put(m.id().value(), m.peerUrls().get(0)));
+    Map<Long, URI> peers = peerUrls(members);
     PeerFilter filter = peerFilter(members);
     CompletableFuture<LeaseForwarding> leaseForwarding = new CompletableFuture<>();
     Behavior<Void> guardian = Behaviors.setup(ctx -> {
@@ -189,22 +196,26 @@ public final class EtcdServer implements EtcdMember, AutoCloseable {
       akka.actor.ActorSystem classic = Adapter.toClassic(ctx.getSystem());
       if (!peers.isEmpty()) {
         PeerTransport transport = new PeerTransport(classic, peers, filter);
+        membership.onChange(m -> transport.update(peerUrls(m)));
         ctx.spawn(PeerTransport.receiver(inbox::deliver, filter), PeerTransport.RECEIVER);
+        Adapter.actorOf(ctx, ClusterJoin.endpoint(membership), ClusterJoin.ENDPOINT);
         if (filter.active()) {
           classic.scheduler().scheduleWithFixedDelay(Duration.ofMillis(50), Duration.ofMillis(50), filter::reload,
               classic.dispatcher());
         }
         send = transport::send;
       }
-      Map<Long, akka.actor.ActorSelection> leaseEndpoints = new LinkedHashMap<>();
-      peers.forEach((id, url) -> leaseEndpoints.put(id,
-          LeaseForwarding.endpoint(classic, PeerTransport.address(url))));
-      LeaseForwarding forwarding = new LeaseForwarding(lessor, keeper, status::get, leaseEndpoints,
+      LeaseForwarding forwarding = new LeaseForwarding(lessor, keeper, status::get,
+          id -> {
+            URI url = peerUrls(membership.current()).get(id);
+            return url == null ? null : LeaseForwarding.endpoint(classic, PeerTransport.address(url));
+          },
           config.electionTimeout().multipliedBy(2), filter);
       Adapter.actorOf(ctx, forwarding.endpointProps(), LeaseForwarding.ENDPOINT);
       leaseForwarding.complete(forwarding);
       ActorRef<MvccApplier.Command> applier = ctx.spawn(
-          MvccApplier.create(store, new KvRequests(kv, lessor, keeper, attributes), wait, applied, hub::committed), "applier",
+          MvccApplier.create(store, new KvRequests(kv, lessor, keeper, attributes), membership::apply, wait,
+              applied, hub::committed), "applier",
           DispatcherSelector.fromConfig("akka-etcd.applier-dispatcher"));
       ActorRef<RaftMember.Command> raft = ctx.spawn(RaftMember.create(settings, inbox, send,
           entries -> applier.tell(new MvccApplier.Apply(entries)), wait::fail, status), "raft",
@@ -230,8 +241,15 @@ public final class EtcdServer implements EtcdMember, AutoCloseable {
       throw e;
     }
     raftRef.join(); // the member's actors exist before clients are served
-    EtcdServer server = new EtcdServer(config, members, attributes, store, system, inbox, wait, applied, status,
+    EtcdServer server = new EtcdServer(config, membership, attributes, store, system, inbox, wait, applied, status,
         failed);
+    membership.onChange(m -> {
+      if (m.members().stream().noneMatch(x -> x.id().equals(m.self()))) {
+        // etcd: "the member has been permanently removed from the cluster"
+        log.warn("{} was removed from the cluster; stopping", m.self());
+        system.terminate();
+      }
+    });
     system.getWhenTerminated().whenComplete((d, e) -> {
       wait.failAll(EtcdError.STOPPED.exception());
       store.close();
@@ -262,6 +280,53 @@ public final class EtcdServer implements EtcdMember, AutoCloseable {
     log.info("{} serving client requests on {} (cluster {}, data dir {})", members.self(),
         config.listenClientUrls(), Long.toHexString(members.clusterId()), config.dataDir());
     return server;
+  }
+
+  /** Every other member's first peer URL, by member id. */
+  private static Map<Long, URI> peerUrls(ClusterMembers members) {
+    Map<Long, URI> peers = new LinkedHashMap<>();
+    members.members().stream().filter(m -> !m.id().equals(members.self()))
+        .forEach(m -> peers.put(m.id().value(), m.peerUrls().get(0)));
+    return peers;
+  }
+
+  @Override
+  public CompletionStage<ClusterMembers> addMember(List<URI> peerUrls) {
+    ClusterMembers now = members.current();
+    if (peerUrls.isEmpty() || peerUrls.stream().anyMatch(u -> u.getHost() == null || u.getPort() <= 0)) {
+      return CompletableFuture.failedFuture(EtcdError.MEMBER_BAD_URLS.exception());
+    }
+    if (now.members().stream().anyMatch(m -> m.peerUrls().stream().anyMatch(peerUrls::contains))) {
+      return CompletableFuture.failedFuture(EtcdError.PEER_URL_EXIST.exception());
+    }
+    MemberId id = MemberId.of(peerUrls, config.initialClusterToken());
+    if (now.members().stream().anyMatch(m -> m.id().equals(id))) {
+      return CompletableFuture.failedFuture(EtcdError.MEMBER_EXIST.exception());
+    }
+    if (raftStatus.get().firstLogIndex() > 1 || now.members().size() < 2) {
+      // The new member would need entries this member's log no longer holds, or a member started
+      // alone runs without the peer transport: both need snapshot transfer, not built yet.
+      log.warn("member add refused: the new member could not catch up without a snapshot");
+      return CompletableFuture.failedFuture(EtcdError.UNHEALTHY.exception());
+    }
+    return proposeConfChange(ConfChange.newBuilder().setType(ConfChangeType.ADD_MEMBER).setMemberId(id.value())
+        .addAllPeerUrls(peerUrls.stream().map(URI::toString).toList()));
+  }
+
+  @Override
+  public CompletionStage<ClusterMembers> removeMember(long id) {
+    if (members.current().members().stream().noneMatch(m -> m.id().value() == id)) {
+      return CompletableFuture.failedFuture(EtcdError.MEMBER_NOT_FOUND.exception());
+    }
+    return proposeConfChange(ConfChange.newBuilder().setType(ConfChangeType.REMOVE_MEMBER).setMemberId(id));
+  }
+
+  /** Proposes a membership change and completes with the members once it is applied here. */
+  private CompletionStage<ClusterMembers> proposeConfChange(ConfChange.Builder change) {
+    long id = ids.next();
+    CompletableFuture<Object> result = wait.register(id);
+    inbox.proposeConfChange(id, change.setRequestId(id).build().toByteString());
+    return result.orTimeout(requestTimeout.toMillis(), TimeUnit.MILLISECONDS).thenApply(r -> (ClusterMembers) r);
   }
 
   /** The test-only fault injection of {@link PeerFilter}, if akka-etcd.fault-injection names a file. */
@@ -315,11 +380,13 @@ public final class EtcdServer implements EtcdMember, AutoCloseable {
    */
   private void publishAttributes() {
     List<URI> urls = config.advertiseClientUrls();
-    if (attributes.clientUrls(members.self().value()).filter(urls::equals).isPresent()) {
+    long self = members.current().self().value();
+    if (attributes.clientUrls(self).filter(urls::equals).isPresent()
+        && attributes.name(self).filter(config.name()::equals).isPresent()) {
       return;
     }
     propose(InternalRaftRequest.newBuilder().setMemberAttrSet(MemberAttrSetRequest.newBuilder()
-        .setMemberId(members.self().value()).setName(config.name())
+        .setMemberId(self).setName(config.name())
         .addAllClientUrls(urls.stream().map(URI::toString).toList())))
         .whenComplete((r, e) -> {
           if (e != null && !stopped.isDone()) {
@@ -332,6 +399,11 @@ public final class EtcdServer implements EtcdMember, AutoCloseable {
   @Override
   public List<URI> clientUrls(ClusterMembers.Member m) {
     return attributes.clientUrls(m.id().value()).orElse(m.clientUrls());
+  }
+
+  @Override
+  public String name(ClusterMembers.Member m) {
+    return attributes.name(m.id().value()).filter(n -> !n.isEmpty()).orElse(m.name());
   }
 
   /** The address each --listen-client-urls is bound to (the real port when 0 was asked). */
@@ -402,7 +474,7 @@ public final class EtcdServer implements EtcdMember, AutoCloseable {
     if (!raftStatus.get().isLeader()) {
       return CompletableFuture.failedFuture(EtcdError.NOT_LEADER.exception());
     }
-    if (!members.voterIds().contains(transferee)) {
+    if (!members.current().voterIds().contains(transferee)) {
       return CompletableFuture.failedFuture(EtcdError.BAD_LEADER_TRANSFEREE.exception());
     }
     inbox.transferLeadership(transferee);
@@ -446,7 +518,7 @@ public final class EtcdServer implements EtcdMember, AutoCloseable {
 
   @Override
   public ClusterMembers members() {
-    return members;
+    return members.current();
   }
 
   @Override

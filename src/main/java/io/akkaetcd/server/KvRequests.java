@@ -57,7 +57,7 @@ final class KvRequests implements MvccApplier.RequestApplier {
       }
       case MEMBER_ATTR_SET -> {
         var a = r.getMemberAttrSet();
-        attributes.publish(a.getMemberId(), a.getClientUrlsList().stream().map(java.net.URI::create).toList());
+        attributes.publish(a.getMemberId(), a.getName(), a.getClientUrlsList().stream().map(java.net.URI::create).toList());
         yield EmptyResponse.getDefaultInstance();
       }
       default -> null;

@@ -16,7 +16,9 @@ import io.akkaetcd.wait.Wait;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletionStage;
+import java.util.function.Function;
 import java.util.function.LongConsumer;
+import io.akkaetcd.proto.raftpb.ConfChange;
 
 /**
  * Applies committed raft entries to the MVCC store, strictly in log order, one LevelDB write batch
@@ -40,20 +42,22 @@ public final class MvccApplier extends AbstractBehavior<MvccApplier.Command> {
     Object apply(KvStore store, long index, InternalRaftRequest request);
   }
 
-  public static Behavior<Command> create(KvStore store, RequestApplier requests, Wait wait,
-      AppliedIndexWait applied, LongConsumer revisionCommitted) {
-    return Behaviors.setup(ctx -> new MvccApplier(ctx, store, requests, wait, applied, revisionCommitted));
+  public static Behavior<Command> create(KvStore store, RequestApplier requests,
+      Function<ConfChange, Object> confChanges, Wait wait, AppliedIndexWait applied, LongConsumer revisionCommitted) {
+    return Behaviors.setup(ctx -> new MvccApplier(ctx, store, requests, confChanges, wait, applied, revisionCommitted));
   }
 
   private final KvStore store;
   private final RequestApplier requests;
+  private final Function<ConfChange, Object> confChanges;
   private final Wait wait;
   private final AppliedIndexWait applied;
   private final LongConsumer revisionCommitted;
 
-  private MvccApplier(ActorContext<Command> ctx, KvStore store, RequestApplier requests, Wait wait,
-      AppliedIndexWait applied, LongConsumer revisionCommitted) {
+  private MvccApplier(ActorContext<Command> ctx, KvStore store, RequestApplier requests,
+      Function<ConfChange, Object> confChanges, Wait wait, AppliedIndexWait applied, LongConsumer revisionCommitted) {
     super(ctx);
+    this.confChanges = confChanges;
     this.revisionCommitted = revisionCommitted;
     this.store = store;
     this.requests = requests;
@@ -74,7 +78,12 @@ public final class MvccApplier extends AbstractBehavior<MvccApplier.Command> {
         continue;
       }
       last = e.index();
-      if (e.type() != EntryType.NORMAL || e.data().isEmpty()) {
+      if (e.type() == EntryType.CONF_CHANGE) {
+        applyConfChange(e, replies);
+        store.setAppliedIndex(e.index());
+        continue;
+      }
+      if (e.data().isEmpty()) {
         store.setAppliedIndex(e.index());
         continue;
       }
@@ -105,6 +114,17 @@ public final class MvccApplier extends AbstractBehavior<MvccApplier.Command> {
     }
     replies.forEach(Runnable::run);
     return this;
+  }
+
+  /** A membership change: recorded (durably) before this batch marks it applied, then answered. */
+  private void applyConfChange(Entry e, List<Runnable> replies) {
+    try {
+      ConfChange cc = ConfChange.parseFrom(e.data());
+      Object response = confChanges.apply(cc);
+      replies.add(() -> reply(cc.getRequestId(), response));
+    } catch (InvalidProtocolBufferException ex) {
+      getContext().getLog().error("entry {} is not a configuration change; skipped", e.index(), ex);
+    }
   }
 
   private void reply(long id, Object response) {

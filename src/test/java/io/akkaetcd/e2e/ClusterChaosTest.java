@@ -31,8 +31,6 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
 
@@ -53,8 +51,6 @@ class ClusterChaosTest {
    * mostly ends with the server's answer rather than an unknown outcome.
    */
   private static final long OP_TIMEOUT_MS = 10_000;
-  private static final Pattern HASH = Pattern.compile("\"hash\":(\\d+)");
-  private static final Pattern REVISION = Pattern.compile("\"revision\":(\\d+)");
 
   private final List<Op> history = new CopyOnWriteArrayList<>();
   private final Map<String, String> acked = new ConcurrentHashMap<>();
@@ -103,7 +99,7 @@ class ClusterChaosTest {
         t.join(30_000);
       }
 
-      convergence(members);
+      ServerProcess.awaitConverged(members);
       for (ServerProcess m : members) {
         Set<String> missing = new HashSet<>(acked.keySet());
         try (Client c = Client.builder().endpoints(m.clientUrl()).build()) {
@@ -313,27 +309,6 @@ class ClusterChaosTest {
   }
 
 
-
-  /** Every member at the same revision with the same HashKV, within 30 s. */
-  private static void convergence(List<ServerProcess> members) {
-    Instant deadline = Instant.now().plus(Duration.ofSeconds(30));
-    String last = "";
-    while (Instant.now().isBefore(deadline)) {
-      Set<String> hashes = new HashSet<>();
-      for (ServerProcess m : members) {
-        String out = Etcdctl.run(m.endpoint(), "endpoint", "hashkv", "-w", "json", "--command-timeout=2s").stdout();
-        Matcher hash = HASH.matcher(out);
-        Matcher revision = REVISION.matcher(out);
-        hashes.add(hash.find() && revision.find() ? hash.group(1) + "@" + revision.group(1) : "none");
-      }
-      last = hashes.toString();
-      if (hashes.size() == 1 && !hashes.contains("none")) {
-        return;
-      }
-      pause(100);
-    }
-    throw new AssertionError("members did not converge: " + last);
-  }
 
   /** The watch saw every acknowledged key (once, as a put), in increasing revision order. */
   private void checkWatch(List<WatchEvent> watched) {

@@ -12,15 +12,17 @@ import org.junit.jupiter.api.Test;
 
 /**
  * A three-member cluster through etcdctl: every member lists every member with the client URLs
- * it published, and {@code etcdctl move-leader} hands leadership over, with etcd's output and
- * errors.
+ * it published; {@code etcdctl move-leader} hands leadership over; {@code member add} lets a
+ * fourth member join with --initial-cluster-state existing and catch up; {@code member remove}
+ * of the leader stops it while the rest go on; with etcd's output and errors.
  */
 class ClusterMembersTest {
   private static final Pattern ID = Pattern.compile("\"member_id\":(\\d+)");
 
   @Test
-  void memberListAndMoveLeader() {
+  void memberListMoveLeaderMemberAddAndRemove() {
     List<ServerProcess> members = ServerProcess.cluster(ServerProcess.Kind.AKKA_ETCD, 3, List.of());
+    ServerProcess joined = null;
     try {
       String all = String.join(",", members.stream().map(ServerProcess::endpoint).toList());
       // Each member publishes its client URLs through Raft once it runs: soon every member lists all.
@@ -42,11 +44,46 @@ class ClusterMembersTest {
       Etcdctl.Result bad = Etcdctl.run(all, "move-leader", "1234abcd");
       assertEquals(1, bad.exit(), bad.all());
       assertTrue(bad.stderr().contains("etcdserver: bad leader transferee"), bad.all());
+
+      // MemberAdd, then the new member joins with --initial-cluster-state existing and catches up.
+      ServerProcess joiner = ServerProcess.joining(ServerProcess.Kind.AKKA_ETCD, "m4", members, List.of());
+      joined = joiner;
+      Etcdctl.Result added = Etcdctl.run(all, "member", "add", "m4", "--peer-urls=" + joiner.peerUrl());
+      assertEquals(0, added.exit(), added.all());
+      assertTrue(added.stdout().contains("ETCD_INITIAL_CLUSTER_STATE=\"existing\""), added.all());
+      assertTrue(added.stdout().contains("m4=" + joiner.peerUrl()), added.all());
+      joiner.start();
+      List<ServerProcess> four = new java.util.ArrayList<>(members);
+      four.add(joiner);
+      ServerProcess.awaitConverged(four);
+      for (ServerProcess m : four) {
+        awaitListed(m, four);
+      }
+      Etcdctl.Result dup = Etcdctl.run(all, "member", "add", "again", "--peer-urls=" + joiner.peerUrl());
+      assertTrue(dup.stderr().contains("etcdserver: Peer URLs already exists"), dup.all());
+
+      // MemberRemove of the leader: it steps down and stops; the other three go on.
+      ServerProcess removed = ServerProcess.leader(four);
+      Etcdctl.Result gone = Etcdctl.run(all + "," + joiner.endpoint(), "member", "remove", hexId(removed));
+      assertEquals(0, gone.exit(), gone.all());
+      assertTrue(removed.awaitExit(), removed.name() + " still runs after its removal");
+      List<ServerProcess> rest = four.stream().filter(m -> m != removed).toList();
+      String restEndpoints = String.join(",", rest.stream().map(ServerProcess::endpoint).toList());
+      assertEquals("OK\n", Etcdctl.run(restEndpoints, "put", "after-remove", "ok").stdout());
+      ServerProcess.awaitConverged(rest);
+      for (ServerProcess m : rest) {
+        awaitListed(m, rest);
+      }
+      Etcdctl.Result unknown = Etcdctl.run(restEndpoints, "member", "remove", "1234");
+      assertTrue(unknown.stderr().contains("etcdserver: member not found"), unknown.all());
     } catch (Throwable t) {
       members.forEach(m -> System.out.println("---- " + m.name() + " log\n" + m.log()));
       throw t;
     } finally {
       members.forEach(ServerProcess::close);
+      if (joined != null) {
+        joined.close();
+      }
     }
   }
 
@@ -62,11 +99,13 @@ class ClusterMembersTest {
     while (Instant.now().isBefore(deadline)) {
       out = Etcdctl.run(asked.endpoint(), "member", "list").stdout();
       String listed = out;
-      if (members.stream().allMatch(m -> listed.contains(m.name() + ", http://127.0.0.1:")
+      if (listed.lines().count() == members.size()
+          && members.stream().allMatch(m -> listed.contains(m.name() + ", http://127.0.0.1:")
           && listed.contains(", " + m.clientUrl() + ", false"))) {
         return;
       }
     }
-    throw new AssertionError(asked.name() + " does not list every member's client URL:\n" + out);
+    throw new AssertionError(asked.name() + " does not list exactly " + members.stream().map(ServerProcess::name)
+        .toList() + " with their client URLs:\n" + out);
   }
 }

@@ -211,6 +211,55 @@ final class ServerProcess implements AutoCloseable {
     throw new AssertionError("no leader among " + candidates.stream().map(ServerProcess::name).toList());
   }
 
+  private static final java.util.regex.Pattern HASH = java.util.regex.Pattern.compile("\"hash\":(\\d+)");
+  private static final java.util.regex.Pattern REVISION = java.util.regex.Pattern.compile("\"revision\":(\\d+)");
+
+  /** Waits until every member is at the same revision with the same HashKV, within 30 s. */
+  static void awaitConverged(List<ServerProcess> members) {
+    Instant deadline = Instant.now().plus(Duration.ofSeconds(30));
+    java.util.Set<String> hashes = java.util.Set.of();
+    while (Instant.now().isBefore(deadline)) {
+      hashes = new java.util.HashSet<>();
+      for (ServerProcess m : members) {
+        String out = Etcdctl.run(m.endpoint(), "endpoint", "hashkv", "-w", "json", "--command-timeout=2s").stdout();
+        java.util.regex.Matcher hash = HASH.matcher(out);
+        java.util.regex.Matcher revision = REVISION.matcher(out);
+        hashes.add(hash.find() && revision.find() ? hash.group(1) + "@" + revision.group(1) : "none");
+      }
+      if (hashes.size() == 1 && !hashes.contains("none")) {
+        return;
+      }
+    }
+    throw new AssertionError("members did not converge: " + hashes);
+  }
+
+  /**
+   * A member to join {@code cluster} once MemberAdd has added it ({@link #peerUrl()}): started
+   * with --initial-cluster-state existing and the cluster's members plus itself.
+   */
+  static ServerProcess joining(Kind kind, String name, List<ServerProcess> cluster, List<String> extraFlags) {
+    List<String> flags = new ArrayList<>(extraFlags);
+    flags.addAll(List.of("--initial-cluster-state", "existing"));
+    ServerProcess m = new ServerProcess(kind, name, null, flags);
+    m.initialCluster = String.join(",", cluster.stream().map(c -> c.name + "=" + c.advertisedPeerUrl).toList())
+        + "," + name + "=" + m.advertisedPeerUrl;
+    return m;
+  }
+
+  String peerUrl() {
+    return advertisedPeerUrl;
+  }
+
+  /** Waits (up to 30 s) for the process to end by itself; true if it did. */
+  boolean awaitExit() {
+    try {
+      return process.waitFor(30, TimeUnit.SECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return false;
+    }
+  }
+
   boolean alive() {
     return process != null && process.isAlive();
   }

@@ -32,7 +32,8 @@ import org.junit.jupiter.api.TestFactory;
  * <p>Commands: {@code campaign N}, {@code tick N [times]}, {@code propose N data...},
  * {@code read N ctx}, {@code deliver [count]} (one message, FIFO, or all now queued),
  * {@code stabilize} (deliver until quiet), {@code drop-from N}, {@code drop-to N},
- * {@code isolate N} / {@code heal}, {@code restart N}, {@code transfer N to}, {@code status}.
+ * {@code isolate N} / {@code heal}, {@code restart N}, {@code transfer N to}, {@code confchange N add|remove M} (applied when
+ * committed), {@code join M} (a new, empty member that knows the voters and itself), {@code status}.
  */
 class RaftScriptTest {
   private static final Path DIR = Path.of("src/test/resources/raft");
@@ -102,6 +103,22 @@ class RaftScriptTest {
         }
         case "campaign" -> cores.get(id(a[1])).campaign();
         case "transfer" -> cores.get(id(a[1])).transferLeadership(id(a[2]));
+        case "confchange" -> {
+          try {
+            cores.get(id(a[1])).proposeConfChange(ByteString.copyFromUtf8(a[2] + " " + a[3]));
+          } catch (ProposalDroppedException e) {
+            out.append("dropped: ").append(e.getMessage()).append('\n');
+          }
+        }
+        case "join" -> {
+          long id = id(a[1]);
+          List<Long> withNew = new ArrayList<>(voters);
+          withNew.add(id);
+          voters = List.copyOf(withNew);
+          storages.put(id, new MemoryStorage());
+          applied.put(id, 0L);
+          start(id);
+        }
         case "tick" -> {
           int times = a.length > 2 ? Integer.parseInt(a[2]) : 1;
           for (int i = 0; i < times; i++) {
@@ -198,6 +215,13 @@ class RaftScriptTest {
             if (!rd.committedEntries().isEmpty()) {
               out.append(String.format("  %d applies %s%n", c.id(),
                   rd.committedEntries().stream().map(Script::format).collect(Collectors.joining(" "))));
+              for (Entry e : rd.committedEntries()) {
+                if (e.type() == EntryType.CONF_CHANGE) {
+                  String[] cc = e.data().toStringUtf8().split(" ");
+                  c.applyConfChange(cc[0].equals("add"), Long.parseLong(cc[1]));
+                  out.append(String.format("  %d voters %s%n", c.id(), c.voters()));
+                }
+              }
               applied.put(c.id(), rd.committedEntries().get(rd.committedEntries().size() - 1).index());
             }
             for (ReadState r : rd.readStates()) {

@@ -27,6 +27,7 @@ public final class RaftInbox {
   public record Proposal(long requestId, ByteString data) {}
 
   private final ConcurrentLinkedQueue<Proposal> proposals = new ConcurrentLinkedQueue<>();
+  private final ConcurrentLinkedQueue<Proposal> confChanges = new ConcurrentLinkedQueue<>();
   private final ConcurrentLinkedQueue<CompletableFuture<Long>> reads = new ConcurrentLinkedQueue<>();
   private final ConcurrentLinkedQueue<Message> messages = new ConcurrentLinkedQueue<>();
   private final ConcurrentLinkedQueue<Long> transfers = new ConcurrentLinkedQueue<>();
@@ -36,6 +37,12 @@ public final class RaftInbox {
   /** Propose an entry. */
   public void propose(long requestId, ByteString data) {
     proposals.add(new Proposal(requestId, data));
+    signal();
+  }
+
+  /** Propose a configuration change (its own entry; one at a time). */
+  public void proposeConfChange(long requestId, ByteString data) {
+    confChanges.add(new Proposal(requestId, data));
     signal();
   }
 
@@ -84,6 +91,11 @@ public final class RaftInbox {
   /** Takes every queued read-index request, oldest first. */
   List<CompletableFuture<Long>> drainReads() {
     return drain(reads);
+  }
+
+  /** Takes every queued configuration change, oldest first. */
+  List<Proposal> drainConfChanges() {
+    return drain(confChanges);
   }
 
   /** Takes every queued leadership transfer request. */

@@ -15,6 +15,8 @@ import akka.persistence.typed.SnapshotAdapter;
 import akka.persistence.typed.javadsl.RetentionCriteria;
 import akka.persistence.typed.javadsl.SignalHandler;
 import com.google.protobuf.ByteString;
+import io.akkaetcd.proto.raftpb.ConfChange;
+import io.akkaetcd.proto.raftpb.ConfChangeType;
 import io.akkaetcd.proto.raftpb.LogAppended;
 import io.akkaetcd.raft.Entry;
 import io.akkaetcd.raft.MemoryStorage;
@@ -284,6 +286,15 @@ public final class RaftMember
     for (long transferee : inbox.drainTransfers()) {
       core.transferLeadership(transferee);
     }
+    for (RaftInbox.Proposal change : inbox.drainConfChanges()) {
+      try {
+        core.proposeConfChange(change.data());
+      } catch (ProposalDroppedException e) {
+        io.akkaetcd.api.EtcdError error = core.leader() == 0
+            ? io.akkaetcd.api.EtcdError.NO_LEADER : io.akkaetcd.api.EtcdError.UNHEALTHY;
+        failProposal.accept(change.requestId(), error.exception());
+      }
+    }
     List<RaftInbox.Proposal> proposals = inbox.drainProposals();
     List<CompletableFuture<Long>> reads = inbox.drainReads();
     if (!proposals.isEmpty()) {
@@ -333,6 +344,13 @@ public final class RaftMember
       rd.messages().forEach(send);
     }
     if (!rd.committedEntries().isEmpty()) {
+      // The core's configuration follows a change as soon as it is committed; the applier then
+      // records the member list and answers the proposer.
+      for (Entry e : rd.committedEntries()) {
+        if (e.type() == io.akkaetcd.raft.EntryType.CONF_CHANGE) {
+          applyConfChange(e);
+        }
+      }
       applier.accept(rd.committedEntries());
     }
     for (ReadState rs : rd.readStates()) {
@@ -369,6 +387,18 @@ public final class RaftMember
     long durable = settings.durableAppliedIndex().getAsLong();
     if (durable - storage.firstIndex() >= APPLIED_ENTRIES_KEPT + COMPACT_EVERY) {
       storage.compact(durable - APPLIED_ENTRIES_KEPT);
+    }
+  }
+
+  private void applyConfChange(Entry e) {
+    try {
+      ConfChange cc = ConfChange.parseFrom(e.data());
+      core.applyConfChange(cc.getType() == ConfChangeType.ADD_MEMBER, cc.getMemberId());
+      ctx.getLog().info("{} applied configuration change at {}: {} {}; voters now {}",
+          Long.toHexString(settings.memberId()), e.index(), cc.getType(), Long.toHexString(cc.getMemberId()),
+          core.voters().stream().map(Long::toHexString).toList());
+    } catch (com.google.protobuf.InvalidProtocolBufferException ex) {
+      ctx.getLog().error("configuration change at {} is unreadable; skipped", e.index(), ex);
     }
   }
 

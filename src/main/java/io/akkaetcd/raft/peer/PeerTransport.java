@@ -28,13 +28,22 @@ public final class PeerTransport {
   public static final String SYSTEM = "akka-etcd";
   public static final String RECEIVER = "raft-peer";
 
-  private final Map<Long, ActorRef> peers = new HashMap<>();
+  private final ExtendedActorSystem system;
   private final PeerFilter filter;
+  private volatile Map<Long, ActorRef> peers = Map.of();
 
   /** @param peerUrls every other member's first peer URL, by member id */
   public PeerTransport(ActorSystem system, Map<Long, URI> peerUrls, PeerFilter filter) {
+    this.system = (ExtendedActorSystem) system;
     this.filter = filter;
-    peerUrls.forEach((id, url) -> peers.put(id, byPath((ExtendedActorSystem) system, address(url) + "/user/" + RECEIVER)));
+    update(peerUrls);
+  }
+
+  /** The peers after a membership change: every other member's first peer URL, by member id. */
+  public void update(Map<Long, URI> peerUrls) {
+    Map<Long, ActorRef> next = new HashMap<>();
+    peerUrls.forEach((id, url) -> next.put(id, byPath(system, address(url) + "/user/" + RECEIVER)));
+    peers = Map.copyOf(next);
   }
 
   /** A reference to whatever actor lives at {@code path}, in any incarnation of its system. */

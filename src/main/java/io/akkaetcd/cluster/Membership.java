@@ -1,0 +1,106 @@
+package io.akkaetcd.cluster;
+
+import io.akkaetcd.proto.raftpb.ConfChange;
+import io.akkaetcd.proto.raftpb.ConfChangeType;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.Consumer;
+
+/**
+ * The cluster's members as changed by applied configuration changes (etcd's membership store),
+ * starting from the bootstrap. Kept in {@code member/members}, written, synced and renamed when a
+ * change is applied and before the applier records the entry as applied, so a restarted member
+ * starts from the membership it had applied (a change re-applied after a crash changes nothing).
+ * Written by the applier; read from any thread.
+ */
+public final class Membership {
+  private static final String FILE = "members";
+
+  private final Path dir;
+  private final List<Consumer<ClusterMembers>> listeners = new CopyOnWriteArrayList<>();
+  private volatile ClusterMembers current;
+
+  private Membership(Path dir, ClusterMembers current) {
+    this.dir = dir;
+    this.current = current;
+  }
+
+  /** The recorded membership of {@code memberDir}, or {@code bootstrap} (recorded now) if none. */
+  public static Membership load(Path memberDir, ClusterMembers bootstrap) {
+    Path file = memberDir.resolve(FILE);
+    Membership m = new Membership(memberDir, bootstrap);
+    if (!Files.exists(file)) {
+      m.write(bootstrap);
+      return m;
+    }
+    try {
+      List<ClusterMembers.Member> members = new ArrayList<>();
+      for (String line : Files.readAllLines(file, StandardCharsets.UTF_8)) {
+        String[] f = line.trim().split(" ");
+        if (f.length == 3) {
+          List<URI> urls = Arrays.stream(f[2].split(",")).map(URI::create).toList();
+          MemberId id = new MemberId(Long.parseUnsignedLong(f[0], 16));
+          // Client URLs: this member's from its flags; the others' from what they published.
+          members.add(new ClusterMembers.Member(id, f[1].equals("-") ? "" : f[1], urls,
+              id.equals(bootstrap.self()) ? selfClientUrls(bootstrap) : List.of(), false));
+        }
+      }
+      m.current = new ClusterMembers(bootstrap.clusterId(), bootstrap.self(), List.copyOf(members));
+      return m;
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot read " + file, e);
+    }
+  }
+
+  private static List<URI> selfClientUrls(ClusterMembers bootstrap) {
+    return bootstrap.members().stream().filter(x -> x.id().equals(bootstrap.self())).findFirst()
+        .map(ClusterMembers.Member::clientUrls).orElse(List.of());
+  }
+
+  public ClusterMembers current() {
+    return current;
+  }
+
+  /** Called with the new membership after every applied change. */
+  public void onChange(Consumer<ClusterMembers> listener) {
+    listeners.add(listener);
+  }
+
+  /** Applies a committed change (applier thread); idempotent; durable when this returns. */
+  public synchronized ClusterMembers apply(ConfChange cc) {
+    ClusterMembers before = current;
+    MemberId id = new MemberId(cc.getMemberId());
+    List<ClusterMembers.Member> members = new ArrayList<>(before.members());
+    boolean present = members.stream().anyMatch(m -> m.id().equals(id));
+    if (cc.getType() == ConfChangeType.ADD_MEMBER && !present) {
+      members.add(new ClusterMembers.Member(id, cc.getName(),
+          cc.getPeerUrlsList().stream().map(URI::create).toList(), List.of(), false));
+    } else if (cc.getType() == ConfChangeType.REMOVE_MEMBER && present) {
+      members.removeIf(m -> m.id().equals(id));
+    } else {
+      return before;
+    }
+    ClusterMembers after = new ClusterMembers(before.clusterId(), before.self(), List.copyOf(members));
+    write(after);
+    current = after;
+    listeners.forEach(l -> l.accept(after));
+    return after;
+  }
+
+  private void write(ClusterMembers members) {
+    List<String> lines = new ArrayList<>();
+    for (ClusterMembers.Member m : members.members()) {
+      lines.add(Long.toHexString(m.id().value()) + " " + (m.name().isEmpty() ? "-" : m.name()) + " "
+          + String.join(",", m.peerUrls().stream().map(URI::toString).toList()));
+    }
+    DurableFiles.replace(dir, FILE, lines);
+  }
+}
