@@ -189,7 +189,7 @@ public final class EtcdServer implements EtcdMember, AutoCloseable {
         config.heartbeatInterval(), config.electionTicks(), store::appliedIndex, store::durableAppliedIndex,
         journalSnapshotEvents(config.snapshotCount()));
     Map<Long, URI> peers = peerUrls(members);
-    PeerFilter filter = peerFilter(members);
+    PeerFilter filter = peerFilter(membership, attributes);
     CompletableFuture<LeaseForwarding> leaseForwarding = new CompletableFuture<>();
     Behavior<Void> guardian = Behaviors.setup(ctx -> {
       Consumer<Message> send = m -> { };
@@ -330,16 +330,21 @@ public final class EtcdServer implements EtcdMember, AutoCloseable {
   }
 
   /** The test-only fault injection of {@link PeerFilter}, if akka-etcd.fault-injection names a file. */
-  private static PeerFilter peerFilter(ClusterMembers members) {
+  private static PeerFilter peerFilter(Membership membership, MemberAttributes attributes) {
     String file = ConfigFactory.load().getString("akka-etcd.fault-injection.blocked-peers-file");
     if (file.isEmpty()) {
       return PeerFilter.NONE;
     }
-    Map<String, Long> ids = new LinkedHashMap<>();
-    members.members().forEach(m -> ids.put(m.name(), m.id().value()));
     log.warn("fault injection on: links to the members named in {} are cut", file);
-    return PeerFilter.following(Path.of(file), ids);
+    // By the names members are listed with: bootstrapped, or published once they run.
+    return PeerFilter.following(Path.of(file), () -> {
+      Map<String, Long> ids = new LinkedHashMap<>();
+      membership.current().members().forEach(m -> ids.put(
+          attributes.name(m.id().value()).filter(n -> !n.isEmpty()).orElse(m.name()), m.id().value()));
+      return ids;
+    });
   }
+
 
   private static Config akkaConfig(Path memberDir, Map<String, Object> peerSettings) {
     Map<String, Object> overrides = new LinkedHashMap<>(peerSettings);

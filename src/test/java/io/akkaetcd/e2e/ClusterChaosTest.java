@@ -55,6 +55,27 @@ class ClusterChaosTest {
   private final List<Op> history = new CopyOnWriteArrayList<>();
   private final Map<String, String> acked = new ConcurrentHashMap<>();
   private final AtomicBoolean stop = new AtomicBoolean();
+  /** Members removed from the cluster by the test (their processes have stopped). */
+  private final List<ServerProcess> retired = new ArrayList<>();
+  private int joined;
+  private static final int CLIENTS = 4;
+  /** The register clients' connections, one member each (replaced when the member is). */
+  private final java.util.concurrent.atomic.AtomicReferenceArray<Client> registerClients =
+      new java.util.concurrent.atomic.AtomicReferenceArray<>(CLIENTS);
+  private final ServerProcess[] pinnedTo = new ServerProcess[CLIENTS];
+
+  /** Points register client {@code slot} at {@code member}; the old connection is closed at the end. */
+  private void pin(int slot, ServerProcess member) {
+    // Retries off: an operation is sent once, so its effect is the server's doing alone.
+    Client old = registerClients.getAndSet(slot,
+        Client.builder().endpoints(member.clientUrl()).retryMaxAttempts(0).build());
+    if (old != null) {
+      oldClients.add(old);
+    }
+    pinnedTo[slot] = member;
+  }
+
+  private final List<Client> oldClients = new ArrayList<>();
 
   /** Cluster size: 3 in CI; {@code -Dchaos.members=5} for five. */
   private static final int MEMBERS = Integer.getInteger("chaos.members", 3);
@@ -75,13 +96,14 @@ class ClusterChaosTest {
           WatchOption.builder().isPrefix(true).withRevision(1).build(),
           Watch.listener(r -> watched.addAll(r.getEvents())));
 
-      for (int i = 0; i < 4; i++) {
-        // Retries off: an operation is sent once, so its effect is the server's doing alone.
-        Client c = Client.builder().endpoints(members.get(i % MEMBERS).clientUrl()).retryMaxAttempts(0).build();
-        clients.add(c);
+      for (int i = 0; i < CLIENTS; i++) {
+        // Each client talks to one member, followers and leader alike, and moves to the new
+        // member when its own is replaced.
+        pin(i, members.get(i % MEMBERS));
         String name = "c" + i;
+        int slot = i;
         Random random = new Random(i * 31L + 7);
-        Thread t = new Thread(() -> registerClient(name, c.getKVClient(), random), name);
+        Thread t = new Thread(() -> registerClient(name, slot, random), name);
         workers.add(t);
       }
       Client writerClient = Client.builder().endpoints(all.split(",")).retryMaxAttempts(0).build();
@@ -129,6 +151,13 @@ class ClusterChaosTest {
       throw t;
     } finally {
       stop.set(true);
+      retired.forEach(ServerProcess::close);
+      oldClients.forEach(Client::close);
+      for (int i = 0; i < CLIENTS; i++) {
+        if (registerClients.get(i) != null) {
+          registerClients.get(i).close();
+        }
+      }
       members.forEach(m -> {
         if (m.alive()) {
           m.resume();
@@ -141,7 +170,9 @@ class ClusterChaosTest {
 
   /**
    * One cycle of faults, each under load and each healed before the next: kill -9 of the leader,
-   * a frozen follower, the leader cut off, a bridge, a frozen leader.
+   * a frozen follower, the leader cut off, a bridge, a frozen leader, a follower replaced (member
+   * remove, member add of a new one that joins and catches up). {@code members} follows the
+   * replacement.
    */
   private void faultCycle(List<ServerProcess> members) {
     // 1. kill -9 the leader; the others elect a new one; the old one comes back and catches up.
@@ -188,12 +219,39 @@ class ClusterChaosTest {
     awaitProgress(20);
     frozen.resume();
     awaitProgress(20);
+
+    // 6. a follower replaced under load: removed (its process stops), then a new member added,
+    //    started with --initial-cluster-state existing, caught up from the leader's log
+    ServerProcess current = ServerProcess.leader(members);
+    ServerProcess out = members.stream().filter(m -> m != current).findFirst().orElseThrow();
+    String id = out.memberIdHex();
+    members.remove(out);
+    retired.add(out);
+    Etcdctl.Result removed = Etcdctl.run(endpoints(members), "member", "remove", id);
+    assertEquals(0, removed.exit(), removed.all());
+    assertTrue(out.awaitExit(), out.name() + " still runs after its removal");
+    ServerProcess in = ServerProcess.joining(ServerProcess.Kind.AKKA_ETCD, "j" + (++joined), members, List.of());
+    Etcdctl.Result added = Etcdctl.run(endpoints(members), "member", "add", in.name(), "--peer-urls=" + in.peerUrl());
+    assertEquals(0, added.exit(), added.all());
+    members.add(in);
+    in.start();
+    for (int i = 0; i < CLIENTS; i++) {
+      if (pinnedTo[i] == out) {
+        pin(i, in);
+      }
+    }
+    awaitProgress(20);
+  }
+
+  private static String endpoints(List<ServerProcess> members) {
+    return String.join(",", members.stream().map(ServerProcess::endpoint).toList());
   }
 
   /** Random register operations, each recorded with its invocation and completion time. */
-  private void registerClient(String name, KV kv, Random random) {
+  private void registerClient(String name, int slot, Random random) {
     Map<String, String> lastSeen = new ConcurrentHashMap<>();
     for (int n = 0; !stop.get(); n++) {
+      KV kv = registerClients.get(slot).getKVClient();
       String key = REGISTERS.get(random.nextInt(REGISTERS.size()));
       int dice = random.nextInt(10);
       long invoke = System.nanoTime();

@@ -6,8 +6,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -17,7 +15,6 @@ import org.junit.jupiter.api.Test;
  * of the leader stops it while the rest go on; with etcd's output and errors.
  */
 class ClusterMembersTest {
-  private static final Pattern ID = Pattern.compile("\"member_id\":(\\d+)");
 
   @Test
   void memberListMoveLeaderMemberAddAndRemove() {
@@ -32,8 +29,8 @@ class ClusterMembersTest {
 
       ServerProcess leader = ServerProcess.leader(members);
       ServerProcess target = members.stream().filter(m -> m != leader).findFirst().orElseThrow();
-      String from = hexId(leader);
-      String to = hexId(target);
+      String from = leader.memberIdHex();
+      String to = target.memberIdHex();
       Etcdctl.Result moved = Etcdctl.run(all, "move-leader", to);
       assertEquals(0, moved.exit(), moved.all());
       assertEquals("Leadership transferred from " + from + " to " + to + "\n", moved.stdout());
@@ -64,7 +61,7 @@ class ClusterMembersTest {
 
       // MemberRemove of the leader: it steps down and stops; the other three go on.
       ServerProcess removed = ServerProcess.leader(four);
-      Etcdctl.Result gone = Etcdctl.run(all + "," + joiner.endpoint(), "member", "remove", hexId(removed));
+      Etcdctl.Result gone = Etcdctl.run(all + "," + joiner.endpoint(), "member", "remove", removed.memberIdHex());
       assertEquals(0, gone.exit(), gone.all());
       assertTrue(removed.awaitExit(), removed.name() + " still runs after its removal");
       List<ServerProcess> rest = four.stream().filter(m -> m != removed).toList();
@@ -85,12 +82,6 @@ class ClusterMembersTest {
         joined.close();
       }
     }
-  }
-
-  private static String hexId(ServerProcess m) {
-    Matcher id = ID.matcher(Etcdctl.run(m.endpoint(), "endpoint", "status", "-w", "json").stdout());
-    assertTrue(id.find());
-    return Long.toHexString(Long.parseUnsignedLong(id.group(1)));
   }
 
   private static void awaitListed(ServerProcess asked, List<ServerProcess> members) {

@@ -246,6 +246,15 @@ final class ServerProcess implements AutoCloseable {
     return m;
   }
 
+  /** This member's id in hex, as etcdctl prints and takes it. */
+  String memberIdHex() {
+    java.util.regex.Matcher id = MEMBER_ID.matcher(Etcdctl.run(endpoint(), "endpoint", "status", "-w", "json").stdout());
+    if (!id.find()) {
+      throw new AssertionError(name + " did not tell its member id");
+    }
+    return Long.toHexString(Long.parseUnsignedLong(id.group(1)));
+  }
+
   String peerUrl() {
     return advertisedPeerUrl;
   }

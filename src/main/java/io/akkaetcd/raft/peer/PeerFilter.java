@@ -16,19 +16,20 @@ import java.util.Set;
  * is set; never set by etcd's flags.
  */
 public final class PeerFilter {
-  public static final PeerFilter NONE = new PeerFilter(null, Map.of());
+  public static final PeerFilter NONE = new PeerFilter(null, Map::of);
 
   private final Path file;
-  private final Map<String, Long> idsByName;
+  /** Member ids by name, as of now (members come and go). */
+  private final java.util.function.Supplier<Map<String, Long>> idsByName;
   private volatile Set<Long> blocked = Set.of();
 
-  private PeerFilter(Path file, Map<String, Long> idsByName) {
+  private PeerFilter(Path file, java.util.function.Supplier<Map<String, Long>> idsByName) {
     this.file = file;
-    this.idsByName = Map.copyOf(idsByName);
+    this.idsByName = idsByName;
   }
 
   /** A filter that follows {@code file}; call {@link #reload} to pick up changes. */
-  public static PeerFilter following(Path file, Map<String, Long> idsByName) {
+  public static PeerFilter following(Path file, java.util.function.Supplier<Map<String, Long>> idsByName) {
     PeerFilter f = new PeerFilter(file, idsByName);
     f.reload();
     return f;
@@ -49,10 +50,11 @@ public final class PeerFilter {
       return;
     }
     Set<Long> next = new HashSet<>();
+    Map<String, Long> ids = idsByName.get();
     try {
       if (Files.exists(file)) {
         for (String line : Files.readAllLines(file, StandardCharsets.UTF_8)) {
-          Long id = idsByName.get(line.trim());
+          Long id = ids.get(line.trim());
           if (id != null) {
             next.add(id);
           }
