@@ -19,9 +19,9 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 
 /**
- * etcd's Cluster service. MemberList answers from the applied membership; MemberAdd (voters) and
- * MemberRemove go through Raft as configuration changes. Learners, MemberPromote and MemberUpdate
- * answer UNIMPLEMENTED.
+ * etcd's Cluster service. MemberList answers from the applied membership; MemberAdd (voters),
+ * MemberRemove and MemberUpdate go through Raft as configuration changes. Learners and
+ * MemberPromote answer UNIMPLEMENTED.
  */
 public final class ClusterService implements Cluster {
   private final EtcdMember member;
@@ -81,7 +81,17 @@ public final class ClusterService implements Cluster {
 
   @Override
   public CompletionStage<MemberUpdateResponse> memberUpdate(MemberUpdateRequest in) {
-    return CompletableFuture.failedFuture(GrpcErrors.unimplemented("/etcdserverpb.Cluster/MemberUpdate"));
+    List<URI> urls;
+    try {
+      urls = in.getPeerURLsList().stream().map(URI::create).toList();
+    } catch (IllegalArgumentException e) {
+      return CompletableFuture.failedFuture(EtcdError.MEMBER_BAD_URLS.exception().toGrpc());
+    }
+    return GrpcErrors.handled(() -> member.updateMember(in.getID(), urls).thenApply(members -> {
+      MemberUpdateResponse.Builder b = MemberUpdateResponse.newBuilder().setHeader(member.header(0));
+      members.members().forEach(m -> b.addMembers(toProto(m)));
+      return b.build();
+    }));
   }
 
   @Override

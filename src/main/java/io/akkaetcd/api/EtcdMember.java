@@ -35,6 +35,9 @@ public interface EtcdMember {
   /** MemberAdd: adds a voting member with these peer URLs; completes with the members once applied. */
   CompletionStage<ClusterMembers> addMember(java.util.List<java.net.URI> peerUrls);
 
+  /** MemberUpdate: new peer URLs for a member; completes with the members once applied. */
+  CompletionStage<ClusterMembers> updateMember(long id, java.util.List<java.net.URI> peerUrls);
+
   /** MemberRemove: completes with the remaining members once applied. */
   CompletionStage<ClusterMembers> removeMember(long id);
 

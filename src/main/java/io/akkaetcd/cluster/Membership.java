@@ -85,6 +85,10 @@ public final class Membership {
           cc.getPeerUrlsList().stream().map(URI::create).toList(), List.of(), false));
     } else if (cc.getType() == ConfChangeType.REMOVE_MEMBER && present) {
       members.removeIf(m -> m.id().equals(id));
+    } else if (cc.getType() == ConfChangeType.UPDATE_MEMBER && present) {
+      List<URI> urls = cc.getPeerUrlsList().stream().map(URI::create).toList();
+      members.replaceAll(m -> m.id().equals(id)
+          ? new ClusterMembers.Member(m.id(), m.name(), urls, m.clientUrls(), m.learner()) : m);
     } else {
       return before;
     }

@@ -26,17 +26,13 @@ public final class LeaseExpiry {
       LongFunction<CompletionStage<?>> proposeRevoke) {
     return Behaviors.<Object>setup(ctx -> Behaviors.withTimers(timers -> {
       timers.startTimerWithFixedDelay(Tick.INSTANCE, TICK);
-      long[] ledTerm = {-1};
       return Behaviors.receiveMessage(msg -> {
         RaftStatus s = status.get();
         if (!s.isLeader()) {
-          ledTerm[0] = -1;
+          keeper.demoted();
           return Behaviors.same();
         }
-        if (ledTerm[0] != s.term()) {
-          ledTerm[0] = s.term();
-          keeper.promote(lessor.ttls());
-        }
+        keeper.promoteOnce(s.term(), lessor::ttls);
         for (long id : keeper.expired(REVOKES_PER_TICK)) {
           proposeRevoke.apply(id).whenComplete((r, e) -> {
             if (e != null) {

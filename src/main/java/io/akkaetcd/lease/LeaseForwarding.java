@@ -84,9 +84,11 @@ public final class LeaseForwarding {
 
   /** The leader's answer, from its own keeper; a member that is not the leader says so. */
   private LeaseRenewResponse answer(LeaseRenewRequest request) {
-    if (!status.get().isLeader()) {
+    RaftStatus s = status.get();
+    if (!s.isLeader()) {
       return LeaseRenewResponse.newBuilder().setLeader(false).build();
     }
+    keeper.promoteOnce(s.term(), lessor::ttls);
     long id = request.getId();
     long ttl = request.getTimeToLive()
         ? (lessor.exists(id) ? keeper.remainingSeconds(id) : -1)

@@ -19,9 +19,28 @@ public final class LeaseKeeper {
   private final ConcurrentHashMap<Long, Long> deadlines = new ConcurrentHashMap<>();
   private final ConcurrentHashMap<Long, Long> ttls = new ConcurrentHashMap<>();
   private final LongSupplier nanoClock;
+  /** The term this keeper last promoted for (-1: none). */
+  private long promotedTerm = -1;
 
   public LeaseKeeper(LongSupplier nanoClock) {
     this.nanoClock = nanoClock;
+  }
+
+  /**
+   * The leader of {@code term} promotes once, whoever asks first: the expiry tick or a keep-alive
+   * or time-to-live that reaches the new leader before that tick (its deadlines are stale until
+   * then: the previous leader had them).
+   */
+  public synchronized void promoteOnce(long term, java.util.function.Supplier<Map<Long, Long>> leaseTtls) {
+    if (promotedTerm != term) {
+      promotedTerm = term;
+      promote(leaseTtls.get());
+    }
+  }
+
+  /** This member is no longer leader: the next leadership promotes again. */
+  public synchronized void demoted() {
+    promotedTerm = -1;
   }
 
   /** This member now leads: every lease gets its whole TTL from now. */

@@ -321,6 +321,22 @@ public final class EtcdServer implements EtcdMember, AutoCloseable {
     return proposeConfChange(ConfChange.newBuilder().setType(ConfChangeType.REMOVE_MEMBER).setMemberId(id));
   }
 
+  @Override
+  public CompletionStage<ClusterMembers> updateMember(long id, List<URI> peerUrls) {
+    ClusterMembers now = members.current();
+    if (now.members().stream().noneMatch(m -> m.id().value() == id)) {
+      return CompletableFuture.failedFuture(EtcdError.MEMBER_NOT_FOUND.exception());
+    }
+    if (peerUrls.isEmpty() || peerUrls.stream().anyMatch(u -> u.getHost() == null || u.getPort() <= 0)) {
+      return CompletableFuture.failedFuture(EtcdError.MEMBER_BAD_URLS.exception());
+    }
+    if (now.members().stream().anyMatch(m -> m.id().value() != id && m.peerUrls().stream().anyMatch(peerUrls::contains))) {
+      return CompletableFuture.failedFuture(EtcdError.PEER_URL_EXIST.exception());
+    }
+    return proposeConfChange(ConfChange.newBuilder().setType(ConfChangeType.UPDATE_MEMBER).setMemberId(id)
+        .addAllPeerUrls(peerUrls.stream().map(URI::toString).toList()));
+  }
+
   /** Proposes a membership change and completes with the members once it is applied here. */
   private CompletionStage<ClusterMembers> proposeConfChange(ConfChange.Builder change) {
     long id = ids.next();

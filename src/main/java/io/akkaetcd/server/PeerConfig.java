@@ -9,7 +9,7 @@ import java.util.Map;
 
 /**
  * The Akka settings of a member with peers: Akka Cluster over Artery TCP, bound to the first
- * --listen-peer-urls and reachable at the member's own peer URL in --initial-cluster. Every member
+ * --listen-peer-urls and reachable at the first --initial-advertise-peer-urls. Every member
  * of the initial cluster is a seed node, in --initial-cluster's order (the same list on every
  * member, so the first one forms the Akka cluster and the others join it). Akka Cluster is the
  * transport and its gossip only: Raft alone decides who is a member, and nothing is downed
@@ -22,8 +22,11 @@ final class PeerConfig {
   private PeerConfig() {}
 
   static Map<String, Object> overrides(ServerConfig config, ClusterMembers members, long maxAppendBytes) {
-    URI self = members.members().stream().filter(m -> m.id().equals(members.self())).findFirst()
-        .orElseThrow().peerUrls().get(0);
+    // This member's address is the one it advertises now (after MemberUpdate, the operator
+    // restarts it with the new URL before its own log has caught up with the change).
+    URI self = !config.initialAdvertisePeerUrls().isEmpty() ? config.initialAdvertisePeerUrls().get(0)
+        : members.members().stream().filter(m -> m.id().equals(members.self())).findFirst()
+            .orElseThrow().peerUrls().get(0);
     URI bind = config.listenPeerUrls().isEmpty() ? self : config.listenPeerUrls().get(0);
     Map<String, Object> o = new LinkedHashMap<>();
     o.put("akka.actor.provider", "cluster");

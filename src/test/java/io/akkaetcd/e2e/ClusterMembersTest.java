@@ -12,7 +12,8 @@ import org.junit.jupiter.api.Test;
  * A three-member cluster through etcdctl: every member lists every member with the client URLs
  * it published; {@code etcdctl move-leader} hands leadership over; {@code member add} lets a
  * fourth member join with --initial-cluster-state existing and catch up; {@code member remove}
- * of the leader stops it while the rest go on; with etcd's output and errors.
+ * of the leader stops it while the rest go on; {@code member update} moves a member to a new peer
+ * URL; with etcd's output and errors.
  */
 class ClusterMembersTest {
 
@@ -73,6 +74,19 @@ class ClusterMembersTest {
       }
       Etcdctl.Result unknown = Etcdctl.run(restEndpoints, "member", "remove", "1234");
       assertTrue(unknown.stderr().contains("etcdserver: member not found"), unknown.all());
+
+      // MemberUpdate: a follower moves to a new peer port; restarted there, it rejoins.
+      ServerProcess moving = rest.stream().filter(m -> m != ServerProcess.leader(rest)).findFirst().orElseThrow();
+      String movingId = moving.memberIdHex();
+      moving.stop();
+      String newPeerUrl = moving.movePeerPort();
+      String others = String.join(",", rest.stream().filter(m -> m != moving).map(ServerProcess::endpoint).toList());
+      Etcdctl.Result updated = Etcdctl.run(others, "member", "update", movingId, "--peer-urls=" + newPeerUrl);
+      assertEquals(0, updated.exit(), updated.all());
+      moving.start();
+      assertEquals("OK\n", Etcdctl.run(restEndpoints, "put", "after-update", "ok").stdout());
+      ServerProcess.awaitConverged(rest);
+      assertTrue(Etcdctl.run(moving.endpoint(), "member", "list").stdout().contains(newPeerUrl));
     } catch (Throwable t) {
       members.forEach(m -> System.out.println("---- " + m.name() + " log\n" + m.log()));
       throw t;

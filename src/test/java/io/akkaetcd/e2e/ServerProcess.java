@@ -25,8 +25,8 @@ final class ServerProcess implements AutoCloseable {
   private final Path dataDir;
   private final Path logFile;
   private final int clientPort;
-  private final int peerPort;
-  private final String advertisedPeerUrl;
+  private int peerPort;
+  private String advertisedPeerUrl;
   private final List<String> extraFlags;
   private final String name;
   /** --initial-cluster; null: this member alone. */
@@ -253,6 +253,16 @@ final class ServerProcess implements AutoCloseable {
       throw new AssertionError(name + " did not tell its member id");
     }
     return Long.toHexString(Long.parseUnsignedLong(id.group(1)));
+  }
+
+  /**
+   * Moves this (stopped) member to a new peer port for its next start, as an operator would after
+   * MemberUpdate; returns the new peer URL.
+   */
+  String movePeerPort() {
+    peerPort = Ports.free();
+    advertisedPeerUrl = "http://127.0.0.1:" + peerPort;
+    return advertisedPeerUrl;
   }
 
   String peerUrl() {

@@ -393,6 +393,9 @@ public final class RaftMember
   private void applyConfChange(Entry e) {
     try {
       ConfChange cc = ConfChange.parseFrom(e.data());
+      if (cc.getType() == ConfChangeType.UPDATE_MEMBER) {
+        return; // new peer URLs only: the transport follows the applied membership
+      }
       core.applyConfChange(cc.getType() == ConfChangeType.ADD_MEMBER, cc.getMemberId());
       ctx.getLog().info("{} applied configuration change at {}: {} {}; voters now {}",
           Long.toHexString(settings.memberId()), e.index(), cc.getType(), Long.toHexString(cc.getMemberId()),
