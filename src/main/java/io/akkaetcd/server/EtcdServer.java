@@ -296,6 +296,11 @@ public final class EtcdServer implements EtcdMember, AutoCloseable {
     if (peerUrls.isEmpty() || peerUrls.stream().anyMatch(u -> u.getHost() == null || u.getPort() <= 0)) {
       return CompletableFuture.failedFuture(EtcdError.MEMBER_BAD_URLS.exception());
     }
+    // etcd's --strict-reconfig-check, first as in etcd: the voters after the change that are
+    // running must be a quorum.
+    if (startedVoters(now, 0) < quorum(now.voterIds().size() + 1)) {
+      return CompletableFuture.failedFuture(EtcdError.MEMBER_NOT_ENOUGH_STARTED.exception());
+    }
     if (now.members().stream().anyMatch(m -> m.peerUrls().stream().anyMatch(peerUrls::contains))) {
       return CompletableFuture.failedFuture(EtcdError.PEER_URL_EXIST.exception());
     }
@@ -315,10 +320,46 @@ public final class EtcdServer implements EtcdMember, AutoCloseable {
 
   @Override
   public CompletionStage<ClusterMembers> removeMember(long id) {
-    if (members.current().members().stream().noneMatch(m -> m.id().value() == id)) {
+    ClusterMembers now = members.current();
+    boolean voter = now.voterIds().contains(id);
+    if (voter && startedVoters(now, id) < quorum(now.voterIds().size() - 1)) {
+      return CompletableFuture.failedFuture(EtcdError.MEMBER_NOT_ENOUGH_STARTED.exception());
+    }
+    if (now.members().stream().noneMatch(m -> m.id().value() == id)) {
       return CompletableFuture.failedFuture(EtcdError.MEMBER_NOT_FOUND.exception());
     }
     return proposeConfChange(ConfChange.newBuilder().setType(ConfChangeType.REMOVE_MEMBER).setMemberId(id));
+  }
+
+  private static int quorum(int voters) {
+    return voters / 2 + 1;
+  }
+
+  /**
+   * Voters other than {@code except} that are running, as this member sees them: itself, and every
+   * peer that Akka Cluster has Up and does not find unreachable (its failure detector's gossip).
+   */
+  private int startedVoters(ClusterMembers now, long except) {
+    akka.cluster.Cluster cluster = akka.cluster.Cluster.get(Adapter.toClassic(system));
+    java.util.Set<String> running = new java.util.HashSet<>();
+    akka.cluster.ClusterEvent.CurrentClusterState state = cluster.state();
+    java.util.Set<akka.cluster.Member> unreachable = new java.util.HashSet<>();
+    state.getUnreachable().forEach(unreachable::add);
+    state.getMembers().forEach(m -> {
+      if (m.status() == akka.cluster.MemberStatus.up() && !unreachable.contains(m)) {
+        running.add(m.address().toString());
+      }
+    });
+    int started = 0;
+    for (ClusterMembers.Member m : now.members()) {
+      if (m.learner() || m.id().value() == except) {
+        continue;
+      }
+      if (m.id().equals(now.self()) || running.contains(PeerTransport.address(m.peerUrls().get(0)))) {
+        started++;
+      }
+    }
+    return started;
   }
 
   @Override

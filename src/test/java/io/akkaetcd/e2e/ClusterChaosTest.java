@@ -227,11 +227,12 @@ class ClusterChaosTest {
     String id = out.memberIdHex();
     members.remove(out);
     retired.add(out);
-    Etcdctl.Result removed = Etcdctl.run(endpoints(members), "member", "remove", id);
+    Etcdctl.Result removed = ServerProcess.reconfigure(endpoints(members), "member", "remove", id);
     assertEquals(0, removed.exit(), removed.all());
     assertTrue(out.awaitExit(), out.name() + " still runs after its removal");
     ServerProcess in = ServerProcess.joining(ServerProcess.Kind.AKKA_ETCD, "j" + (++joined), members, List.of());
-    Etcdctl.Result added = Etcdctl.run(endpoints(members), "member", "add", in.name(), "--peer-urls=" + in.peerUrl());
+    Etcdctl.Result added = ServerProcess.reconfigure(endpoints(members), "member", "add", in.name(),
+        "--peer-urls=" + in.peerUrl());
     assertEquals(0, added.exit(), added.all());
     members.add(in);
     in.start();

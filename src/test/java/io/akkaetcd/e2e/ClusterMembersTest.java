@@ -46,7 +46,7 @@ class ClusterMembersTest {
       // MemberAdd, then the new member joins with --initial-cluster-state existing and catches up.
       ServerProcess joiner = ServerProcess.joining(ServerProcess.Kind.AKKA_ETCD, "m4", members, List.of());
       joined = joiner;
-      Etcdctl.Result added = Etcdctl.run(all, "member", "add", "m4", "--peer-urls=" + joiner.peerUrl());
+      Etcdctl.Result added = ServerProcess.reconfigure(all, "member", "add", "m4", "--peer-urls=" + joiner.peerUrl());
       assertEquals(0, added.exit(), added.all());
       assertTrue(added.stdout().contains("ETCD_INITIAL_CLUSTER_STATE=\"existing\""), added.all());
       assertTrue(added.stdout().contains("m4=" + joiner.peerUrl()), added.all());
@@ -62,7 +62,8 @@ class ClusterMembersTest {
 
       // MemberRemove of the leader: it steps down and stops; the other three go on.
       ServerProcess removed = ServerProcess.leader(four);
-      Etcdctl.Result gone = Etcdctl.run(all + "," + joiner.endpoint(), "member", "remove", removed.memberIdHex());
+      Etcdctl.Result gone = ServerProcess.reconfigure(all + "," + joiner.endpoint(), "member", "remove",
+          removed.memberIdHex());
       assertEquals(0, gone.exit(), gone.all());
       assertTrue(removed.awaitExit(), removed.name() + " still runs after its removal");
       List<ServerProcess> rest = four.stream().filter(m -> m != removed).toList();
@@ -74,6 +75,24 @@ class ClusterMembersTest {
       }
       Etcdctl.Result unknown = Etcdctl.run(restEndpoints, "member", "remove", "1234");
       assertTrue(unknown.stderr().contains("etcdserver: member not found"), unknown.all());
+
+      // etcd's strict reconfiguration check: with one of three down, adding a fourth would leave
+      // two running of four voters, and removing a running one would leave one of two: refused.
+      // The probe adds a member with an existing peer URL, which is refused either way (the check
+      // comes first, as in etcd), until the failure detector has found the member gone.
+      ServerProcess down = rest.get(0);
+      ServerProcess asked = rest.get(1);
+      down.kill();
+      Instant until = Instant.now().plus(Duration.ofSeconds(30));
+      Etcdctl.Result refused;
+      do {
+        refused = Etcdctl.run(asked.endpoint(), "member", "add", "m5", "--peer-urls=" + asked.peerUrl());
+      } while (!refused.stderr().contains("not enough started members") && Instant.now().isBefore(until));
+      assertTrue(refused.stderr().contains(
+          "etcdserver: re-configuration failed due to not enough started members"), refused.all());
+      Etcdctl.Result removeRefused = Etcdctl.run(asked.endpoint(), "member", "remove", asked.memberIdHex());
+      assertTrue(removeRefused.stderr().contains("not enough started members"), removeRefused.all());
+      down.start();
 
       // MemberUpdate: a follower moves to a new peer port; restarted there, it rejoins.
       ServerProcess moving = rest.stream().filter(m -> m != ServerProcess.leader(rest)).findFirst().orElseThrow();

@@ -246,6 +246,20 @@ final class ServerProcess implements AutoCloseable {
     return m;
   }
 
+  /**
+   * Runs an etcdctl membership command until the cluster stops answering "not enough started
+   * members" (etcd's strict reconfiguration check: a member that just came back may not count as
+   * started yet), for up to 30 s; returns the last result.
+   */
+  static Etcdctl.Result reconfigure(String endpoints, String... args) {
+    Instant deadline = Instant.now().plus(Duration.ofSeconds(30));
+    Etcdctl.Result r;
+    do {
+      r = Etcdctl.run(endpoints, args);
+    } while (r.stderr().contains("not enough started members") && Instant.now().isBefore(deadline));
+    return r;
+  }
+
   /** This member's id in hex, as etcdctl prints and takes it. */
   String memberIdHex() {
     java.util.regex.Matcher id = MEMBER_ID.matcher(Etcdctl.run(endpoint(), "endpoint", "status", "-w", "json").stdout());
