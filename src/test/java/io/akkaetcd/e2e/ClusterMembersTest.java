@@ -68,7 +68,9 @@ class ClusterMembersTest {
       assertTrue(removed.awaitExit(), removed.name() + " still runs after its removal");
       List<ServerProcess> rest = four.stream().filter(m -> m != removed).toList();
       String restEndpoints = String.join(",", rest.stream().map(ServerProcess::endpoint).toList());
-      assertEquals("OK\n", Etcdctl.run(restEndpoints, "put", "after-remove", "ok").stdout());
+      ServerProcess.leader(rest); // the removed leader stepped down: an election first
+      Etcdctl.Result afterRemove = Etcdctl.run(restEndpoints, "put", "after-remove", "ok");
+      assertEquals("OK\n", afterRemove.stdout(), afterRemove.all());
       ServerProcess.awaitConverged(rest);
       for (ServerProcess m : rest) {
         awaitListed(m, rest);
@@ -103,7 +105,8 @@ class ClusterMembersTest {
       Etcdctl.Result updated = Etcdctl.run(others, "member", "update", movingId, "--peer-urls=" + newPeerUrl);
       assertEquals(0, updated.exit(), updated.all());
       moving.start();
-      assertEquals("OK\n", Etcdctl.run(restEndpoints, "put", "after-update", "ok").stdout());
+      Etcdctl.Result afterUpdate = Etcdctl.run(restEndpoints, "put", "after-update", "ok");
+      assertEquals("OK\n", afterUpdate.stdout(), afterUpdate.all());
       ServerProcess.awaitConverged(rest);
       assertTrue(Etcdctl.run(moving.endpoint(), "member", "list").stdout().contains(newPeerUrl));
     } catch (Throwable t) {
