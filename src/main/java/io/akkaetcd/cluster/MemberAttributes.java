@@ -1,13 +1,8 @@
 package io.akkaetcd.cluster;
 
-import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.net.URI;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -23,67 +18,57 @@ import java.util.TreeMap;
 public final class MemberAttributes {
   private static final String FILE = "attributes";
 
-  private final Path dir;
-  private volatile Map<Long, List<URI>> clientUrls;
-  private volatile Map<Long, String> names;
+  /** What one member published. */
+  private record Published(String name, List<URI> clientUrls) {}
 
-  private MemberAttributes(Path dir, Map<Long, List<URI>> clientUrls, Map<Long, String> names) {
+  private final Path dir;
+  private volatile Map<Long, Published> published;
+
+  private MemberAttributes(Path dir, Map<Long, Published> published) {
     this.dir = dir;
-    this.clientUrls = clientUrls;
-    this.names = names;
+    this.published = published;
   }
 
   /** What {@code memberDir} recorded so far (nothing for a new member). */
   public static MemberAttributes load(Path memberDir) {
-    Map<Long, List<URI>> urls = new TreeMap<>();
-    Map<Long, String> names = new TreeMap<>();
-    Path file = memberDir.resolve(FILE);
-    try {
-      if (Files.exists(file)) {
-        for (String line : Files.readAllLines(file, StandardCharsets.UTF_8)) {
-          String[] parts = line.trim().split(" ", 3);
-          if (parts.length == 3 && !parts[0].isEmpty()) {
-            long id = Long.parseUnsignedLong(parts[0], 16);
-            names.put(id, parts[1].equals("-") ? "" : parts[1]);
-            urls.put(id, parseUrls(parts[2]));
-          }
-        }
-      }
-    } catch (IOException e) {
-      throw new UncheckedIOException("cannot read " + file, e);
+    Map<Long, Published> published = new TreeMap<>();
+    for (DurableFiles.MemberLine line : DurableFiles.read(memberDir, FILE)) {
+      published.put(line.id(), new Published(line.name(), line.urls()));
     }
-    return new MemberAttributes(memberDir, urls, names);
-  }
-
-  private static List<URI> parseUrls(String s) {
-    return Arrays.stream(s.trim().split(",")).filter(u -> !u.isEmpty()).map(URI::create).toList();
+    return new MemberAttributes(memberDir, published);
   }
 
   /** The client URLs {@code memberId} published, if it did. */
   public Optional<List<URI>> clientUrls(long memberId) {
-    return Optional.ofNullable(clientUrls.get(memberId));
+    return Optional.ofNullable(published.get(memberId)).map(Published::clientUrls);
   }
 
   /** The name {@code memberId} published, if it did. */
   public Optional<String> name(long memberId) {
-    return Optional.ofNullable(names.get(memberId));
+    return Optional.ofNullable(published.get(memberId)).map(Published::name);
+  }
+
+  /** The name a member is listed with: as it published it, else as bootstrapped or added. */
+  public String nameOf(ClusterMembers.Member m) {
+    return name(m.id().value()).filter(n -> !n.isEmpty()).orElse(m.name());
+  }
+
+  /** The client URLs a member is listed with: as it published them, else as bootstrapped. */
+  public List<URI> clientUrlsOf(ClusterMembers.Member m) {
+    return clientUrls(m.id().value()).orElse(m.clientUrls());
   }
 
   /** Records a publication (applier thread); durable when this returns. */
   public synchronized void publish(long memberId, String name, List<URI> urls) {
-    if (urls.equals(clientUrls.get(memberId)) && name.equals(names.get(memberId))) {
+    Published p = new Published(name, List.copyOf(urls));
+    if (p.equals(published.get(memberId))) {
       return;
     }
-    Map<Long, List<URI>> next = new TreeMap<>(clientUrls);
-    next.put(memberId, List.copyOf(urls));
-    Map<Long, String> nextNames = new TreeMap<>(names);
-    nextNames.put(memberId, name);
-    List<String> lines = new ArrayList<>();
-    next.forEach((id, u) -> lines.add(Long.toHexString(id) + " "
-        + (nextNames.getOrDefault(id, "").isEmpty() ? "-" : nextNames.get(id)) + " "
-        + String.join(",", u.stream().map(URI::toString).toList())));
+    Map<Long, Published> next = new TreeMap<>(published);
+    next.put(memberId, p);
+    List<DurableFiles.MemberLine> lines = new ArrayList<>();
+    next.forEach((id, q) -> lines.add(new DurableFiles.MemberLine(id, q.name(), q.clientUrls())));
     DurableFiles.replace(dir, FILE, lines);
-    clientUrls = next;
-    names = nextNames;
+    published = next;
   }
 }

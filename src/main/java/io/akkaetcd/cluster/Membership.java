@@ -2,14 +2,10 @@ package io.akkaetcd.cluster;
 
 import io.akkaetcd.proto.raftpb.ConfChange;
 import io.akkaetcd.proto.raftpb.ConfChangeType;
-import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.net.URI;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.Consumer;
@@ -35,29 +31,20 @@ public final class Membership {
 
   /** The recorded membership of {@code memberDir}, or {@code bootstrap} (recorded now) if none. */
   public static Membership load(Path memberDir, ClusterMembers bootstrap) {
-    Path file = memberDir.resolve(FILE);
     Membership m = new Membership(memberDir, bootstrap);
-    if (!Files.exists(file)) {
+    if (!Files.exists(memberDir.resolve(FILE))) {
       m.write(bootstrap);
       return m;
     }
-    try {
-      List<ClusterMembers.Member> members = new ArrayList<>();
-      for (String line : Files.readAllLines(file, StandardCharsets.UTF_8)) {
-        String[] f = line.trim().split(" ");
-        if (f.length == 3) {
-          List<URI> urls = Arrays.stream(f[2].split(",")).map(URI::create).toList();
-          MemberId id = new MemberId(Long.parseUnsignedLong(f[0], 16));
-          // Client URLs: this member's from its flags; the others' from what they published.
-          members.add(new ClusterMembers.Member(id, f[1].equals("-") ? "" : f[1], urls,
-              id.equals(bootstrap.self()) ? selfClientUrls(bootstrap) : List.of(), false));
-        }
-      }
-      m.current = new ClusterMembers(bootstrap.clusterId(), bootstrap.self(), List.copyOf(members));
-      return m;
-    } catch (IOException e) {
-      throw new UncheckedIOException("cannot read " + file, e);
+    List<ClusterMembers.Member> members = new ArrayList<>();
+    for (DurableFiles.MemberLine line : DurableFiles.read(memberDir, FILE)) {
+      MemberId id = new MemberId(line.id());
+      // Client URLs: this member's from its flags; the others' from what they published.
+      members.add(new ClusterMembers.Member(id, line.name(), line.urls(),
+          id.equals(bootstrap.self()) ? selfClientUrls(bootstrap) : List.of(), false));
     }
+    m.current = new ClusterMembers(bootstrap.clusterId(), bootstrap.self(), List.copyOf(members));
+    return m;
   }
 
   private static List<URI> selfClientUrls(ClusterMembers bootstrap) {
@@ -100,11 +87,7 @@ public final class Membership {
   }
 
   private void write(ClusterMembers members) {
-    List<String> lines = new ArrayList<>();
-    for (ClusterMembers.Member m : members.members()) {
-      lines.add(Long.toHexString(m.id().value()) + " " + (m.name().isEmpty() ? "-" : m.name()) + " "
-          + String.join(",", m.peerUrls().stream().map(URI::toString).toList()));
-    }
-    DurableFiles.replace(dir, FILE, lines);
+    DurableFiles.replace(dir, FILE, members.members().stream()
+        .map(m -> new DurableFiles.MemberLine(m.id().value(), m.name(), m.peerUrls())).toList());
   }
 }

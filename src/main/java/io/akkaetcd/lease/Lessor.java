@@ -11,7 +11,6 @@ import io.akkaetcd.proto.etcdserverpb.LeaseRevokeRequest;
 import io.akkaetcd.proto.etcdserverpb.LeaseRevokeResponse;
 import io.akkaetcd.proto.etcdserverpb.ResponseHeader;
 import io.akkaetcd.proto.mvccpb.Event;
-import io.akkaetcd.proto.mvccpb.KeyValue;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -184,5 +183,4 @@ public final class Lessor implements LeaseLookup {
       }
     }
   }
-
 }

@@ -95,7 +95,7 @@ public final class EtcdServer implements EtcdMember, AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(EtcdServer.class);
 
   private final ServerConfig config;
-  private final Membership members;
+  private final Membership membership;
   private final MemberAttributes attributes;
   private final KvStore store;
   private final ActorSystem<Void> system;
@@ -115,13 +115,13 @@ public final class EtcdServer implements EtcdMember, AutoCloseable {
   /** Completes once the actors are stopped and the store is closed. */
   private final CompletableFuture<Void> stopped = new CompletableFuture<>();
 
-  private EtcdServer(ServerConfig config, Membership members, MemberAttributes attributes, KvStore store,
+  private EtcdServer(ServerConfig config, Membership membership, MemberAttributes attributes, KvStore store,
       ActorSystem<Void> system,
       RaftInbox inbox, Wait wait, AppliedIndexWait applied,
       AtomicReference<RaftStatus> raftStatus, java.util.concurrent.atomic.AtomicBoolean failed) {
     this.failed = failed;
     this.config = config;
-    this.members = members;
+    this.membership = membership;
     this.attributes = attributes;
     this.store = store;
     this.system = system;
@@ -129,7 +129,7 @@ public final class EtcdServer implements EtcdMember, AutoCloseable {
     this.wait = wait;
     this.applied = applied;
     this.raftStatus = raftStatus;
-    this.ids = new RequestIds(members.current().self().value(), System.currentTimeMillis());
+    this.ids = new RequestIds(membership.current().self().value(), System.currentTimeMillis());
     this.readExecutor = system.dispatchers().lookup(DispatcherSelector.fromConfig("akka-etcd.read-dispatcher"));
     Config c = system.settings().config();
     this.requestTimeout = c.getDuration("akka-etcd.request-timeout");
@@ -206,10 +206,9 @@ public final class EtcdServer implements EtcdMember, AutoCloseable {
         send = transport::send;
       }
       LeaseForwarding forwarding = new LeaseForwarding(lessor, keeper, status::get,
-          id -> {
-            URI url = peerUrls(membership.current()).get(id);
-            return url == null ? null : LeaseForwarding.endpoint(classic, PeerTransport.address(url));
-          },
+          id -> membership.current().members().stream().filter(m -> m.id().value() == id).findFirst()
+              .map(m -> LeaseForwarding.endpoint(classic, PeerTransport.address(m.peerUrls().get(0))))
+              .orElse(null),
           config.electionTimeout().multipliedBy(2), filter);
       Adapter.actorOf(ctx, forwarding.endpointProps(), LeaseForwarding.ENDPOINT);
       leaseForwarding.complete(forwarding);
@@ -292,8 +291,8 @@ public final class EtcdServer implements EtcdMember, AutoCloseable {
 
   @Override
   public CompletionStage<ClusterMembers> addMember(List<URI> peerUrls) {
-    ClusterMembers now = members.current();
-    if (peerUrls.isEmpty() || peerUrls.stream().anyMatch(u -> u.getHost() == null || u.getPort() <= 0)) {
+    ClusterMembers now = membership.current();
+    if (!validPeerUrls(peerUrls)) {
       return CompletableFuture.failedFuture(EtcdError.MEMBER_BAD_URLS.exception());
     }
     // etcd's --strict-reconfig-check, first as in etcd: the voters after the change that are
@@ -301,7 +300,7 @@ public final class EtcdServer implements EtcdMember, AutoCloseable {
     if (startedVoters(now, 0) < quorum(now.voterIds().size() + 1)) {
       return CompletableFuture.failedFuture(EtcdError.MEMBER_NOT_ENOUGH_STARTED.exception());
     }
-    if (now.members().stream().anyMatch(m -> m.peerUrls().stream().anyMatch(peerUrls::contains))) {
+    if (peerUrlsTaken(now, peerUrls, 0)) {
       return CompletableFuture.failedFuture(EtcdError.PEER_URL_EXIST.exception());
     }
     MemberId id = MemberId.of(peerUrls, config.initialClusterToken());
@@ -320,7 +319,7 @@ public final class EtcdServer implements EtcdMember, AutoCloseable {
 
   @Override
   public CompletionStage<ClusterMembers> removeMember(long id) {
-    ClusterMembers now = members.current();
+    ClusterMembers now = membership.current();
     boolean voter = now.voterIds().contains(id);
     if (voter && startedVoters(now, id) < quorum(now.voterIds().size() - 1)) {
       return CompletableFuture.failedFuture(EtcdError.MEMBER_NOT_ENOUGH_STARTED.exception());
@@ -329,6 +328,17 @@ public final class EtcdServer implements EtcdMember, AutoCloseable {
       return CompletableFuture.failedFuture(EtcdError.MEMBER_NOT_FOUND.exception());
     }
     return proposeConfChange(ConfChange.newBuilder().setType(ConfChangeType.REMOVE_MEMBER).setMemberId(id));
+  }
+
+  /** Peer URLs a member can be reached at: at least one, each with a host and a port. */
+  private static boolean validPeerUrls(List<URI> urls) {
+    return !urls.isEmpty() && urls.stream().allMatch(u -> u.getHost() != null && u.getPort() > 0);
+  }
+
+  /** True if a member other than {@code except} already has one of {@code urls}. */
+  private static boolean peerUrlsTaken(ClusterMembers members, List<URI> urls, long except) {
+    return members.members().stream()
+        .anyMatch(m -> m.id().value() != except && m.peerUrls().stream().anyMatch(urls::contains));
   }
 
   private static int quorum(int voters) {
@@ -343,8 +353,7 @@ public final class EtcdServer implements EtcdMember, AutoCloseable {
     akka.cluster.Cluster cluster = akka.cluster.Cluster.get(Adapter.toClassic(system));
     java.util.Set<String> running = new java.util.HashSet<>();
     akka.cluster.ClusterEvent.CurrentClusterState state = cluster.state();
-    java.util.Set<akka.cluster.Member> unreachable = new java.util.HashSet<>();
-    state.getUnreachable().forEach(unreachable::add);
+    java.util.Set<akka.cluster.Member> unreachable = state.getUnreachable();
     state.getMembers().forEach(m -> {
       if (m.status() == akka.cluster.MemberStatus.up() && !unreachable.contains(m)) {
         running.add(m.address().toString());
@@ -364,14 +373,14 @@ public final class EtcdServer implements EtcdMember, AutoCloseable {
 
   @Override
   public CompletionStage<ClusterMembers> updateMember(long id, List<URI> peerUrls) {
-    ClusterMembers now = members.current();
+    ClusterMembers now = membership.current();
     if (now.members().stream().noneMatch(m -> m.id().value() == id)) {
       return CompletableFuture.failedFuture(EtcdError.MEMBER_NOT_FOUND.exception());
     }
-    if (peerUrls.isEmpty() || peerUrls.stream().anyMatch(u -> u.getHost() == null || u.getPort() <= 0)) {
+    if (!validPeerUrls(peerUrls)) {
       return CompletableFuture.failedFuture(EtcdError.MEMBER_BAD_URLS.exception());
     }
-    if (now.members().stream().anyMatch(m -> m.id().value() != id && m.peerUrls().stream().anyMatch(peerUrls::contains))) {
+    if (peerUrlsTaken(now, peerUrls, id)) {
       return CompletableFuture.failedFuture(EtcdError.PEER_URL_EXIST.exception());
     }
     return proposeConfChange(ConfChange.newBuilder().setType(ConfChangeType.UPDATE_MEMBER).setMemberId(id)
@@ -396,12 +405,10 @@ public final class EtcdServer implements EtcdMember, AutoCloseable {
     // By the names members are listed with: bootstrapped, or published once they run.
     return PeerFilter.following(Path.of(file), () -> {
       Map<String, Long> ids = new LinkedHashMap<>();
-      membership.current().members().forEach(m -> ids.put(
-          attributes.name(m.id().value()).filter(n -> !n.isEmpty()).orElse(m.name()), m.id().value()));
+      membership.current().members().forEach(m -> ids.put(attributes.nameOf(m), m.id().value()));
       return ids;
     });
   }
-
 
   private static Config akkaConfig(Path memberDir, Map<String, Object> peerSettings) {
     Map<String, Object> overrides = new LinkedHashMap<>(peerSettings);
@@ -442,7 +449,7 @@ public final class EtcdServer implements EtcdMember, AutoCloseable {
    */
   private void publishAttributes() {
     List<URI> urls = config.advertiseClientUrls();
-    long self = members.current().self().value();
+    long self = membership.current().self().value();
     if (attributes.clientUrls(self).filter(urls::equals).isPresent()
         && attributes.name(self).filter(config.name()::equals).isPresent()) {
       return;
@@ -460,12 +467,12 @@ public final class EtcdServer implements EtcdMember, AutoCloseable {
 
   @Override
   public List<URI> clientUrls(ClusterMembers.Member m) {
-    return attributes.clientUrls(m.id().value()).orElse(m.clientUrls());
+    return attributes.clientUrlsOf(m);
   }
 
   @Override
   public String name(ClusterMembers.Member m) {
-    return attributes.name(m.id().value()).filter(n -> !n.isEmpty()).orElse(m.name());
+    return attributes.nameOf(m);
   }
 
   /** The address each --listen-client-urls is bound to (the real port when 0 was asked). */
@@ -536,7 +543,7 @@ public final class EtcdServer implements EtcdMember, AutoCloseable {
     if (!raftStatus.get().isLeader()) {
       return CompletableFuture.failedFuture(EtcdError.NOT_LEADER.exception());
     }
-    if (!members.current().voterIds().contains(transferee)) {
+    if (!membership.current().voterIds().contains(transferee)) {
       return CompletableFuture.failedFuture(EtcdError.BAD_LEADER_TRANSFEREE.exception());
     }
     inbox.transferLeadership(transferee);
@@ -580,7 +587,7 @@ public final class EtcdServer implements EtcdMember, AutoCloseable {
 
   @Override
   public ClusterMembers members() {
-    return members.current();
+    return membership.current();
   }
 
   @Override
