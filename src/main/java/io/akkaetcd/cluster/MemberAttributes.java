@@ -19,7 +19,7 @@ public final class MemberAttributes {
   private static final String FILE = "attributes";
 
   /** What one member published. */
-  private record Published(String name, List<URI> clientUrls) {}
+  public record Published(String name, List<URI> clientUrls) {}
 
   private final Path dir;
   private volatile Map<Long, Published> published;
@@ -58,6 +58,24 @@ public final class MemberAttributes {
     return clientUrls(m.id().value()).orElse(m.clientUrls());
   }
 
+  /** What every member published, by member id. */
+  public Map<Long, Published> all() {
+    return published;
+  }
+
+  /** Replaces everything by what a snapshot installed from the leader holds (applier thread); durable when this returns. */
+  public synchronized void restore(Map<Long, Published> all) {
+    Map<Long, Published> next = new TreeMap<>(all);
+    write(next);
+    published = next;
+  }
+
+  private void write(Map<Long, Published> all) {
+    List<DurableFiles.MemberLine> lines = new ArrayList<>();
+    all.forEach((id, q) -> lines.add(new DurableFiles.MemberLine(id, q.name(), q.clientUrls())));
+    DurableFiles.replace(dir, FILE, lines);
+  }
+
   /** Records a publication (applier thread); durable when this returns. */
   public synchronized void publish(long memberId, String name, List<URI> urls) {
     Published p = new Published(name, List.copyOf(urls));
@@ -66,9 +84,7 @@ public final class MemberAttributes {
     }
     Map<Long, Published> next = new TreeMap<>(published);
     next.put(memberId, p);
-    List<DurableFiles.MemberLine> lines = new ArrayList<>();
-    next.forEach((id, q) -> lines.add(new DurableFiles.MemberLine(id, q.name(), q.clientUrls())));
-    DurableFiles.replace(dir, FILE, lines);
+    write(next);
     published = next;
   }
 }

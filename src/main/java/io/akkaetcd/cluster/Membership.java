@@ -86,6 +86,25 @@ public final class Membership {
     return after;
   }
 
+  /**
+   * Replaces the membership by the one of a snapshot installed from the leader (applier thread);
+   * durable when this returns. Client URLs stay as known (they come with the attributes).
+   */
+  public synchronized ClusterMembers restore(List<ClusterMembers.Member> members) {
+    ClusterMembers before = current;
+    List<ClusterMembers.Member> restored = new ArrayList<>();
+    for (ClusterMembers.Member m : members) {
+      List<URI> clientUrls = before.members().stream().filter(b -> b.id().equals(m.id())).findFirst()
+          .map(ClusterMembers.Member::clientUrls).orElse(m.clientUrls());
+      restored.add(new ClusterMembers.Member(m.id(), m.name(), m.peerUrls(), clientUrls, m.learner()));
+    }
+    ClusterMembers after = new ClusterMembers(before.clusterId(), before.self(), List.copyOf(restored));
+    write(after);
+    current = after;
+    listeners.forEach(l -> l.accept(after));
+    return after;
+  }
+
   private void write(ClusterMembers members) {
     DurableFiles.replace(dir, FILE, members.members().stream()
         .map(m -> new DurableFiles.MemberLine(m.id().value(), m.name(), m.peerUrls())).toList());

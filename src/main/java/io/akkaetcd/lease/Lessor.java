@@ -95,17 +95,30 @@ public final class Lessor implements LeaseLookup {
   /** Rebuilds the lessor from the store: its lease records and the live keys' lease fields. */
   public static Lessor recover(KvStore store, long minTtl) {
     Lessor l = new Lessor(minTtl);
-    store.leases().forEach((id, ttl) -> l.leases.put(id, new Lease(id, ttl)));
-    if (!l.leases.isEmpty()) {
+    l.reload(store);
+    return l;
+  }
+
+  /**
+   * Takes the store's leases and attachments in place of the ones held (applier thread): at start,
+   * and after a snapshot replaced the store. Leases that stay are replaced, not removed first, so
+   * a reader never sees an existing lease missing.
+   */
+  public void reload(KvStore store) {
+    Map<Long, Lease> loaded = new java.util.HashMap<>();
+    store.leases().forEach((id, ttl) -> loaded.put(id, new Lease(id, ttl)));
+    leaseOfKey.clear();
+    if (!loaded.isEmpty()) {
       store.leasedKeys().forEach((key, id) -> {
-        Lease lease = l.leases.get(id);
+        Lease lease = loaded.get(id);
         if (lease != null) {
           lease.attach(key);
-          l.leaseOfKey.put(key, id);
+          leaseOfKey.put(key, id);
         }
       });
     }
-    return l;
+    leases.putAll(loaded);
+    leases.keySet().retainAll(loaded.keySet());
   }
 
   @Override

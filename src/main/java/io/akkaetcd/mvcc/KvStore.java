@@ -10,7 +10,7 @@ import java.util.List;
  *
  * <p>Threading: the read methods ({@link #range}, the revision getters, {@link #hashKV}) may be
  * called from any thread at any time and never wait for the applier's I/O. Everything that writes
- * ({@link #beginTxn}, {@link #commitBatch}, {@link #setAppliedIndex}, {@link #compact}) is confined to
+ * ({@link #beginTxn}, {@link #commitBatch}, {@link #setApplied}, {@link #compact}) is confined to
  * one thread at a time: the MVCC applier.
  *
  * <p>Invariants: {@code compactRevision() <= currentRevision()}; readers only ever see revisions
@@ -27,6 +27,9 @@ public interface KvStore extends AutoCloseable {
 
   /** The raft index of the last applied entry, as persisted together with its effects. */
   long appliedIndex();
+
+  /** The raft term of the last applied entry (0 on a store that never recorded one). */
+  long appliedTerm();
 
   /**
    * The applied index that is on disk even if the machine loses power: the Raft log may drop
@@ -60,8 +63,11 @@ public interface KvStore extends AutoCloseable {
    */
   void commitBatch();
 
-  /** Records an applied raft entry that changed nothing (a no-op or configuration entry). */
-  void setAppliedIndex(long raftIndex);
+  /**
+   * Records the raft entry just applied, whatever it did, by its index and term: written with the
+   * batch. The term lets a snapshot of the store name the log entry it ends at.
+   */
+  void setApplied(long raftIndex, long raftTerm);
 
   /**
    * Compacts history at {@code rev}: for every key, keeps the newest revision {@code <= rev}

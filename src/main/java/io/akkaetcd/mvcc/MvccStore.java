@@ -16,6 +16,8 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.NavigableMap;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
@@ -55,6 +57,7 @@ public final class MvccStore implements KvStore {
   private static final Logger log = LoggerFactory.getLogger(MvccStore.class);
   private static final byte REV = 'r';
   private static final byte[] META_APPLIED = meta("applied");
+  private static final byte[] META_APPLIED_TERM = meta("applied-term");
   private static final byte[] META_REVISION = meta("revision");
   private static final byte[] META_COMPACT_FINISHED = meta("compact-finished");
   private static final byte[] META_COMPACT_SCHEDULED = meta("compact-scheduled");
@@ -62,7 +65,8 @@ public final class MvccStore implements KvStore {
   private static final ByteString NUL = ByteString.copyFrom(new byte[] {0});
 
   private final Path dir;
-  private final DB db;
+  /** Replaced only by {@link #install}, under the lifecycle lock's write side. */
+  private volatile DB db;
   private final ConcurrentSkipListMap<ByteString, KeyIndex> index =
       new ConcurrentSkipListMap<>(KeyOrder.COMPARATOR);
   private final ExecutorService compactor;
@@ -70,6 +74,7 @@ public final class MvccStore implements KvStore {
   private volatile long currentRevision;
   private volatile long compactRevision;
   private volatile long appliedIndex;
+  private volatile long appliedTerm;
   /**
    * The applied index that is on disk for sure. Batches are written without fsync (the Raft
    * journal is the durable record); one batch in every {@value #SYNC_EVERY} applied entries is
@@ -83,6 +88,7 @@ public final class MvccStore implements KvStore {
   // Applier-confined batch state.
   private long batchRevision;
   private long batchApplied;
+  private long batchAppliedTerm;
   private WriteBatch batch;
   private boolean batchDirty;
   private final Map<Revision, KeyValue> overlay = new HashMap<>();
@@ -104,15 +110,19 @@ public final class MvccStore implements KvStore {
 
   public static MvccStore open(Path dir) {
     try {
+      StoreDirs.finishInterruptedInstall(dir);
       Files.createDirectories(dir);
-      Options options = new Options().createIfMissing(true).cacheSize(64L << 20);
-      DB db = JniDBFactory.factory.open(dir.toFile(), options);
+      DB db = openLevelDb(dir);
       MvccStore store = new MvccStore(dir, db);
       store.recover();
       return store;
     } catch (IOException e) {
       throw new UncheckedIOException("cannot open the MVCC store in " + dir, e);
     }
+  }
+
+  private static DB openLevelDb(Path dir) throws IOException {
+    return JniDBFactory.factory.open(dir.toFile(), new Options().createIfMissing(true).cacheSize(64L << 20));
   }
 
   /** Rebuilds the key index from disk and resumes an unfinished compaction. */
@@ -153,7 +163,9 @@ public final class MvccStore implements KvStore {
     currentRevision = revision;
     batchRevision = revision;
     appliedIndex = getMeta(META_APPLIED);
+    appliedTerm = getMeta(META_APPLIED_TERM);
     batchApplied = appliedIndex;
+    batchAppliedTerm = appliedTerm;
     // What was read back may sit only in the page cache (after a crash of the process, not the
     // machine): one synced write makes it durable before the journal is trimmed behind it.
     db.put(META_APPLIED, longBytes(appliedIndex), new WriteOptions().sync(true));
@@ -185,6 +197,11 @@ public final class MvccStore implements KvStore {
   @Override
   public long appliedIndex() {
     return appliedIndex;
+  }
+
+  @Override
+  public long appliedTerm() {
+    return appliedTerm;
   }
 
   /** At start, from the scan that rebuilt the index; later (not used so) by reading every key. */
@@ -291,8 +308,11 @@ public final class MvccStore implements KvStore {
   }
 
   @Override
-  public void setAppliedIndex(long raftIndex) {
-    batchApplied = Math.max(batchApplied, raftIndex);
+  public void setApplied(long raftIndex, long raftTerm) {
+    if (raftIndex >= batchApplied) {
+      batchApplied = raftIndex;
+      batchAppliedTerm = raftTerm;
+    }
   }
 
   @Override
@@ -302,6 +322,7 @@ public final class MvccStore implements KvStore {
     }
     WriteBatch b = batch();
     b.put(META_APPLIED, longBytes(batchApplied));
+    b.put(META_APPLIED_TERM, longBytes(batchAppliedTerm));
     b.put(META_REVISION, longBytes(batchRevision));
     boolean sync = batchApplied - durableAppliedIndex >= SYNC_EVERY;
     db.write(b, new WriteOptions().sync(sync));
@@ -310,6 +331,7 @@ public final class MvccStore implements KvStore {
     batchDirty = false;
     overlay.clear();
     appliedIndex = batchApplied;
+    appliedTerm = batchAppliedTerm;
     if (sync) {
       durableAppliedIndex = batchApplied;
     }
@@ -491,6 +513,133 @@ public final class MvccStore implements KvStore {
     return out;
   }
 
+  // ---- snapshots: the whole store, to and from another member ----
+
+  /** Exports not yet closed: closing or replacing the store releases them first. */
+  private final Set<Export> exports = ConcurrentHashMap.newKeySet();
+
+  /**
+   * A consistent copy of the whole store as it is now, to be read in chunks on another thread (a
+   * LevelDB snapshot: the applier and the compactor go on meanwhile). Taken on the applier thread
+   * between batches, it ends exactly at the applied entry it names. The caller closes it; closing
+   * or replacing the store closes it too, and its reads then fail.
+   */
+  public Export export() {
+    return guarded(() -> {
+      Export e = new Export(db);
+      exports.add(e);
+      return e;
+    });
+  }
+
+  /** One export of the store: every row, in key order, with the applied entry it ends at. */
+  public final class Export implements AutoCloseable {
+    private final Snapshot snapshot;
+    private final DBIterator rows;
+    private final long index;
+    private final long term;
+    private boolean released;
+
+    private Export(DB source) {
+      snapshot = source.getSnapshot();
+      ReadOptions options = new ReadOptions().snapshot(snapshot).fillCache(false);
+      index = longOf(source.get(META_APPLIED, options));
+      term = longOf(source.get(META_APPLIED_TERM, options));
+      rows = source.iterator(options);
+      rows.seekToFirst();
+    }
+
+    /** The raft index of the last entry this copy reflects. */
+    public long appliedIndex() {
+      return index;
+    }
+
+    /** The raft term of that entry. */
+    public long appliedTerm() {
+      return term;
+    }
+
+    /** The next rows (key, value), about {@code maxBytes} of them; none once all were read. */
+    public List<Map.Entry<byte[], byte[]>> next(long maxBytes) {
+      return guarded(() -> {
+        synchronized (this) {
+          if (released) {
+            throw new IllegalStateException("the store was closed or replaced during the export");
+          }
+          List<Map.Entry<byte[], byte[]>> out = new ArrayList<>();
+          long bytes = 0;
+          while (bytes < maxBytes && rows.hasNext()) {
+            Map.Entry<byte[], byte[]> row = rows.next();
+            out.add(row);
+            bytes += row.getKey().length + row.getValue().length;
+          }
+          return out;
+        }
+      });
+    }
+
+    /** Whether every row was read. */
+    public boolean exhausted() {
+      return guarded(() -> {
+        synchronized (this) {
+          return released || !rows.hasNext();
+        }
+      });
+    }
+
+    @Override
+    public void close() {
+      long stamp = lifecycle.readLock();
+      try {
+        release();
+      } finally {
+        lifecycle.unlockRead(stamp);
+      }
+    }
+
+    /** Frees the iterator and the snapshot (under the lifecycle lock, either side); idempotent. */
+    private synchronized void release() {
+      if (!released) {
+        released = true;
+        closeQuietly(rows);
+        closeQuietly(snapshot);
+        exports.remove(this);
+      }
+    }
+  }
+
+  /**
+   * Replaces the whole store with {@code incoming}, a complete copy of another member's store
+   * (see {@link IncomingStore}), which must be ahead of this one: the key index, revisions,
+   * leases' records and compaction state are then those of the copy. Applier thread, between
+   * batches. Readers wait meanwhile (they take the lifecycle lock) and then see the new store;
+   * open exports fail. Crash-safe through {@link StoreDirs}: after a crash the directory holds
+   * either the old store or the new one.
+   */
+  public void install(Path incoming) {
+    if (batch != null || openTxn != null || pendingCompact > 0) {
+      throw new IllegalStateException("a store cannot be replaced inside a batch");
+    }
+    long stamp = lifecycle.writeLock();
+    try {
+      if (closed) {
+        throw EtcdError.STOPPED.exception();
+      }
+      List.copyOf(exports).forEach(Export::release);
+      db.close();
+      StoreDirs.replace(dir, incoming);
+      db = openLevelDb(dir);
+      index.clear();
+      overlay.clear();
+      leasedAtOpen = null;
+      recover();
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot replace the MVCC store in " + dir, e);
+    } finally {
+      lifecycle.unlockWrite(stamp);
+    }
+  }
+
   // ---- compaction ----
 
   /**
@@ -551,6 +700,7 @@ public final class MvccStore implements KvStore {
    */
   private CompletionStage<Void> schedulePhysicalCompaction(long rev) {
     CompletableFuture<Void> done = new CompletableFuture<>();
+    DB compacted = db;
     compactor.execute(() -> {
       try {
         long deleted = 0;
@@ -561,15 +711,15 @@ public final class MvccStore implements KvStore {
           }
           List<byte[]> doomed = new ArrayList<>();
           byte[] start = from;
-          from = guarded(() -> scanDoomed(start, rev, doomed));
+          from = guarded(() -> scanDoomed(sameDb(compacted), start, rev, doomed));
           deleted += doomed.size();
           guarded(() -> {
-            deleteAll(doomed);
+            deleteAll(sameDb(compacted), doomed);
             return null;
           });
         }
         guarded(() -> {
-          db.put(META_COMPACT_FINISHED, longBytes(rev), new WriteOptions().sync(true));
+          sameDb(compacted).put(META_COMPACT_FINISHED, longBytes(rev), new WriteOptions().sync(true));
           return null;
         });
         log.info("finished the compaction at revision {}: {} revisions deleted", rev, deleted);
@@ -596,7 +746,7 @@ public final class MvccStore implements KvStore {
    *
    * @return the row to continue from, or null when every row at or before {@code rev} was seen
    */
-  private byte[] scanDoomed(byte[] from, long rev, List<byte[]> doomed) {
+  private byte[] scanDoomed(DB db, byte[] from, long rev, List<byte[]> doomed) {
     int examined = 0;
     try (DBIterator it = db.iterator()) {
       for (it.seek(from); it.hasNext(); it.next()) {
@@ -619,7 +769,18 @@ public final class MvccStore implements KvStore {
     }
   }
 
-  private void deleteAll(List<byte[]> keys) {
+  /**
+   * The store's LevelDB if it is still {@code expected}; a compaction of a store that a snapshot
+   * replaced stops (the snapshot brings its own compaction state and resumes it).
+   */
+  private DB sameDb(DB expected) {
+    if (db != expected) {
+      throw new CancellationException("store replaced by a snapshot");
+    }
+    return expected;
+  }
+
+  private void deleteAll(DB db, List<byte[]> keys) {
     if (keys.isEmpty()) {
       return;
     }
@@ -755,6 +916,7 @@ public final class MvccStore implements KvStore {
     long stamp = lifecycle.writeLock();
     try {
       closed = true;
+      List.copyOf(exports).forEach(Export::release);
       db.close();
     } catch (IOException e) {
       log.warn("closing LevelDB failed", e);
@@ -782,7 +944,10 @@ public final class MvccStore implements KvStore {
   }
 
   private long getMeta(byte[] key) {
-    byte[] v = db.get(key);
+    return longOf(db.get(key));
+  }
+
+  private static long longOf(byte[] v) {
     return v == null ? 0 : ByteBuffer.wrap(v).getLong();
   }
 

@@ -7,11 +7,13 @@ package io.akkaetcd.raft;
  * <p>In {@link State#PROBE} the leader does not know where the follower's log ends: it sends at
  * most one append per heartbeat interval and waits for the answer. In {@link State#REPLICATE} it
  * streams appends optimistically ({@code next} runs ahead of {@code match}), at most
- * {@code maxInflight} unacknowledged ones. Invariant: {@code match < next}. Confined to the
- * {@link RaftCore} that owns it.
+ * {@code maxInflight} unacknowledged ones. In {@link State#SNAPSHOT} the follower needs entries the
+ * leader no longer holds: the driver streams it the state machine, and nothing else is sent until
+ * the follower acknowledges an index at or past {@code pendingSnapshot} or the transfer fails.
+ * Invariant: {@code match < next}. Confined to the {@link RaftCore} that owns it.
  */
 final class Progress {
-  enum State { PROBE, REPLICATE }
+  enum State { PROBE, REPLICATE, SNAPSHOT }
 
   long match;
   long next;
@@ -20,6 +22,8 @@ final class Progress {
   boolean probeSent;
   /** Heard from since the last quorum check (for check-quorum). */
   boolean recentActive;
+  /** In SNAPSHOT: the compaction point that made a snapshot necessary. */
+  long pendingSnapshot;
   private final Inflights inflights;
 
   Progress(long next, int maxInflight) {
@@ -31,13 +35,35 @@ final class Progress {
     return switch (state) {
       case PROBE -> probeSent;
       case REPLICATE -> inflights.full();
+      case SNAPSHOT -> true;
     };
+  }
+
+  /** The follower needs what was compacted up to {@code compactedIndex}: wait for a snapshot. */
+  void becomeSnapshot(long compactedIndex) {
+    state = State.SNAPSHOT;
+    probeSent = false;
+    inflights.reset();
+    pendingSnapshot = compactedIndex;
+  }
+
+  /**
+   * A snapshot transfer ended. Either way the leader probes again, after the next heartbeat
+   * answer: a follower that installed it answers the probe at its new index; one that did not
+   * needs another snapshot (etcd's ReportSnapshot).
+   */
+  void snapshotEnded() {
+    if (state == State.SNAPSHOT) {
+      becomeProbe();
+      probeSent = true;
+    }
   }
 
   void becomeProbe() {
     state = State.PROBE;
     probeSent = false;
     inflights.reset();
+    pendingSnapshot = 0;
     next = match + 1;
   }
 
@@ -45,6 +71,7 @@ final class Progress {
     state = State.REPLICATE;
     probeSent = false;
     inflights.reset();
+    pendingSnapshot = 0;
     next = match + 1;
   }
 
@@ -56,6 +83,7 @@ final class Progress {
         inflights.add(last);
       }
       case PROBE -> probeSent = true;
+      case SNAPSHOT -> { }
     }
   }
 
@@ -99,7 +127,7 @@ final class Progress {
       next = Math.max(match + 1, Math.min(rejected, hint + 1));
       return true;
     }
-    if (next - 1 != rejected) {
+    if (state == State.SNAPSHOT || next - 1 != rejected) {
       return false; // not the answer to the probe outstanding
     }
     next = Math.max(match + 1, Math.min(rejected, hint + 1));
@@ -110,6 +138,7 @@ final class Progress {
   @Override
   public String toString() {
     return state + " match=" + match + " next=" + next + (probeSent ? " paused" : "")
+        + (state == State.SNAPSHOT ? " pendingSnapshot=" + pendingSnapshot : "")
         + " inflight=" + inflights.count();
   }
 

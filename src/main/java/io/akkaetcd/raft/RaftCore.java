@@ -215,6 +215,51 @@ public final class RaftCore {
     step(Message.of(MessageType.TRANSFER_LEADER).from(transferee).to(id).build());
   }
 
+  /**
+   * The leader's driver finished sending {@code to} a snapshot, successfully or not. The leader
+   * probes again after the next heartbeat answer: a follower that installed it answers at its new
+   * index (it usually has already), one that did not gets another snapshot.
+   */
+  public void reportSnapshot(long to) {
+    Progress pr = role == StateRole.LEADER ? progress.get(to) : null;
+    if (pr != null) {
+      pr.snapshotEnded();
+    }
+  }
+
+  /**
+   * The driver installed a snapshot of the state machine at {@code point}, sent by {@code from}
+   * as leader of {@code leaderTerm}, with the configuration {@code snapshotVoters} (Raft §7). If
+   * the log already holds or has committed that point the log is kept and only the commit index
+   * moves; otherwise it starts over after the point, which {@link Ready#snapshot()} asks the
+   * driver to persist. The sender learns the new end of the log either way. Returns whether the
+   * log was restored. The driver installed the state already, and a snapshot is only ever of
+   * applied, hence committed, state: so the log follows it even when the sender's term is stale
+   * (the state machine must never be ahead of the log), but only a current leader is followed.
+   */
+  public boolean installSnapshot(long from, long leaderTerm, SnapshotPoint point, List<Long> snapshotVoters) {
+    if (leaderTerm >= term) {
+      if (leaderTerm > term || role != StateRole.FOLLOWER) {
+        becomeFollower(leaderTerm, from);
+      }
+      electionElapsed = 0;
+      leader = from;
+    }
+    boolean restored = false;
+    if (point.index() <= log.committed) {
+      // nothing new for the log
+    } else if (log.matchTerm(point.index(), point.term())) {
+      log.commitTo(point.index());
+    } else {
+      log.restore(point);
+      voters.clear();
+      voters.addAll(snapshotVoters);
+      restored = true;
+    }
+    send(Message.of(MessageType.APPEND_ENTRIES_RESPONSE).to(from).index(restored ? point.index() : log.committed).build());
+    return restored;
+  }
+
   /** Asks for a read index; the answer comes as a {@link ReadState} with the same context. */
   public void readIndex(ByteString requestCtx) {
     stepLocal(Message.of(MessageType.READ_INDEX).from(id).to(id).context(requestCtx).build());
@@ -545,7 +590,8 @@ public final class RaftCore {
       return;
     }
     if (pr.maybeUpdate(m.index())) {
-      if (pr.state == Progress.State.PROBE) {
+      if (pr.state == Progress.State.PROBE
+          || (pr.state == Progress.State.SNAPSHOT && pr.match >= pr.pendingSnapshot)) {
         pr.becomeReplicate();
       }
       if (m.from() == leadTransferee && pr.match == log.lastIndex()) {
@@ -580,8 +626,12 @@ public final class RaftCore {
     }
     long prev = pr.next - 1;
     if (prev < log.firstIndex() - 1) {
-      // Needs a snapshot (a later issue): retry from the first entry we still have.
-      prev = log.firstIndex() - 1;
+      // The follower needs entries this log no longer holds: its driver must send it the state
+      // machine instead (Raft §7, InstallSnapshot), and appends wait until it has it.
+      long compacted = log.firstIndex() - 1;
+      pr.becomeSnapshot(compacted);
+      send(Message.of(MessageType.SNAPSHOT).to(to).index(compacted).logTerm(log.term(compacted)).build());
+      return true;
     }
     List<Entry> entries = prev < log.lastIndex()
         ? log.slice(prev + 1, log.lastIndex() + 1, config.maxSizePerMsg())
@@ -776,13 +826,15 @@ public final class RaftCore {
         || log.hasUnstable()
         || !msgs.isEmpty()
         || !readStates.isEmpty()
-        || log.hasNextCommitted();
+        || log.hasNextCommitted()
+        || log.pendingSnapshot() != null;
   }
 
   public Ready ready() {
     SoftState soft = softState();
     HardState hard = hardState();
     return new Ready(
+        log.pendingSnapshot(),
         soft.equals(prevSoft) ? null : soft,
         hard.equals(prevHard) ? null : hard,
         log.unstableEntries(),
@@ -797,6 +849,9 @@ public final class RaftCore {
     }
     if (rd.hardState() != null) {
       prevHard = rd.hardState();
+    }
+    if (rd.snapshot() != null) {
+      log.snapshotStable(rd.snapshot());
     }
     if (!rd.entries().isEmpty()) {
       Entry last = rd.entries().get(rd.entries().size() - 1);

@@ -8,7 +8,9 @@ import java.util.List;
  * unstable ones not yet handed out for persisting.
  *
  * <p>Invariants: {@code applied <= committed <= lastIndex()}; unstable entries start at
- * {@code unstableOffset} and are contiguous with storage (or replace a suffix of it).
+ * {@code unstableOffset} and are contiguous with storage (or replace a suffix of it), or, after a
+ * snapshot was installed and until it is persisted, with that snapshot's point: storage is then
+ * stale and is not read.
  */
 final class RaftLog {
   private final RaftStorage storage;
@@ -16,6 +18,8 @@ final class RaftLog {
   private long unstableOffset;
   long committed;
   long applied;
+  /** A snapshot point the log was restored to that the driver has not persisted yet. */
+  private SnapshotPoint pendingSnapshot;
 
   RaftLog(RaftStorage storage, long applied) {
     this.storage = storage;
@@ -34,11 +38,14 @@ final class RaftLog {
   }
 
   long lastIndex() {
-    return unstable.isEmpty() ? storage.lastIndex() : unstableOffset + unstable.size() - 1;
+    if (!unstable.isEmpty()) {
+      return unstableOffset + unstable.size() - 1;
+    }
+    return pendingSnapshot != null ? pendingSnapshot.index() : storage.lastIndex();
   }
 
   long firstIndex() {
-    return storage.firstIndex();
+    return pendingSnapshot != null ? pendingSnapshot.index() + 1 : storage.firstIndex();
   }
 
   long lastTerm() {
@@ -50,6 +57,9 @@ final class RaftLog {
     if (!unstable.isEmpty() && index >= unstableOffset) {
       return index <= lastIndex() ? unstable.get((int) (index - unstableOffset)).term() : 0;
     }
+    if (pendingSnapshot != null) {
+      return index == pendingSnapshot.index() ? pendingSnapshot.term() : 0;
+    }
     if (index < storage.firstIndex() - 1 || index > storage.lastIndex()) {
       return 0;
     }
@@ -57,7 +67,7 @@ final class RaftLog {
   }
 
   boolean matchTerm(long index, long term) {
-    return term(index) == term && (index == 0 || term != 0 || index <= storage.firstIndex() - 1);
+    return term(index) == term && (index == 0 || term != 0 || index <= firstIndex() - 1);
   }
 
   /** Raft §5.4.1: is a log ending at (index, term) at least as up to date as ours? */
@@ -114,6 +124,29 @@ final class RaftLog {
         throw new IllegalStateException("commit " + index + " beyond last index " + lastIndex());
       }
       committed = index;
+    }
+  }
+
+  /**
+   * Starts the log over after a snapshot (Raft §7): everything up to its point is committed and
+   * applied (the driver installed the state machine), nothing before it is kept.
+   */
+  void restore(SnapshotPoint point) {
+    committed = point.index();
+    applied = point.index();
+    unstable.clear();
+    unstableOffset = point.index() + 1;
+    pendingSnapshot = point;
+  }
+
+  SnapshotPoint pendingSnapshot() {
+    return pendingSnapshot;
+  }
+
+  /** The driver persisted {@code point}: storage starts there now. */
+  void snapshotStable(SnapshotPoint point) {
+    if (point.equals(pendingSnapshot)) {
+      pendingSnapshot = null;
     }
   }
 

@@ -58,6 +58,7 @@ import akka.actor.typed.javadsl.Adapter;
 import io.akkaetcd.raft.Message;
 import io.akkaetcd.raft.peer.PeerFilter;
 import io.akkaetcd.raft.peer.PeerTransport;
+import io.akkaetcd.snapshot.SnapshotTransfers;
 import io.akkaetcd.raft.member.RaftInbox;
 import io.akkaetcd.raft.member.RaftMember;
 import io.akkaetcd.raft.member.RaftStatus;
@@ -168,7 +169,8 @@ public final class EtcdServer implements EtcdMember, AutoCloseable {
     Membership membership = Membership.load(memberDir, MemberIdentity.loadOrRecord(memberDir, bootstrap));
     ClusterMembers members = membership.current();
     MemberAttributes attributes = MemberAttributes.load(memberDir);
-    KvStore store = MvccStore.open(memberDir.resolve("mvcc"));
+    Path storeDir = memberDir.resolve("mvcc");
+    MvccStore store = MvccStore.open(storeDir);
     Wait wait = new Wait();
     AppliedIndexWait applied = new AppliedIndexWait(store.appliedIndex());
     AtomicReference<RaftStatus> status = new AtomicReference<>(RaftStatus.INITIAL);
@@ -186,24 +188,25 @@ public final class EtcdServer implements EtcdMember, AutoCloseable {
     KvApplier kv = new KvApplier(lessor);
     WatchHub hub = new WatchHub();
     RaftMember.Settings settings = new RaftMember.Settings(members.self().value(), members.voterIds(),
-        config.heartbeatInterval(), config.electionTicks(), store::appliedIndex, store::durableAppliedIndex,
-        journalSnapshotEvents(config.snapshotCount()));
+        config.heartbeatInterval(), config.electionTicks(), store::appliedIndex, store::appliedTerm,
+        store::durableAppliedIndex, journalSnapshotEvents(config.snapshotCount()),
+        (int) Math.min(RaftMember.CATCH_UP_ENTRIES, Math.max(1, config.snapshotCount())));
     Map<Long, URI> peers = peerUrls(members);
     PeerFilter filter = peerFilter(membership, attributes);
     CompletableFuture<LeaseForwarding> leaseForwarding = new CompletableFuture<>();
     Behavior<Void> guardian = Behaviors.setup(ctx -> {
-      Consumer<Message> send = m -> { };
       akka.actor.ActorSystem classic = Adapter.toClassic(ctx.getSystem());
+      PeerTransport transport = null;
       if (!peers.isEmpty()) {
-        PeerTransport transport = new PeerTransport(classic, peers, filter);
-        membership.onChange(m -> transport.update(peerUrls(m)));
+        PeerTransport t = new PeerTransport(classic, peers, filter);
+        membership.onChange(m -> t.update(peerUrls(m)));
+        transport = t;
         ctx.spawn(PeerTransport.receiver(inbox::deliver, filter), PeerTransport.RECEIVER);
         Adapter.actorOf(ctx, ClusterJoin.endpoint(membership), ClusterJoin.ENDPOINT);
         if (filter.active()) {
           classic.scheduler().scheduleWithFixedDelay(Duration.ofMillis(50), Duration.ofMillis(50), filter::reload,
               classic.dispatcher());
         }
-        send = transport::send;
       }
       LeaseForwarding forwarding = new LeaseForwarding(lessor, keeper, status::get,
           id -> membership.current().members().stream().filter(m -> m.id().value() == id).findFirst()
@@ -216,6 +219,24 @@ public final class EtcdServer implements EtcdMember, AutoCloseable {
           MvccApplier.create(store, new KvRequests(kv, lessor, keeper, attributes), membership::apply, wait,
               applied, hub::committed), "applier",
           DispatcherSelector.fromConfig("akka-etcd.applier-dispatcher"));
+      Consumer<Message> send = m -> { };
+      if (transport != null) {
+        // Followers that need entries this log no longer holds get a snapshot of the state machine.
+        SnapshotTransfers snapshots = new SnapshotTransfers(classic,
+            new ServerSnapshots(store, storeDir, membership, attributes, lessor, hub, applied, inbox, applier),
+            id -> membership.current().members().stream().filter(m -> m.id().value() == id).findFirst()
+                .map(m -> PeerTransport.address(m.peerUrls().get(0))).orElse(null),
+            inbox::snapshotSent, filter);
+        Adapter.actorOf(ctx, snapshots.receiverProps(), SnapshotTransfers.RECEIVER);
+        PeerTransport peerTransport = transport;
+        send = m -> {
+          if (m.type() == io.akkaetcd.raft.MessageType.SNAPSHOT) {
+            snapshots.send(m);
+          } else {
+            peerTransport.send(m);
+          }
+        };
+      }
       ActorRef<RaftMember.Command> raft = ctx.spawn(RaftMember.create(settings, inbox, send,
           entries -> applier.tell(new MvccApplier.Apply(entries)), wait::fail, status), "raft",
           DispatcherSelector.fromConfig("akka-etcd.raft-dispatcher"));
@@ -307,10 +328,9 @@ public final class EtcdServer implements EtcdMember, AutoCloseable {
     if (now.members().stream().anyMatch(m -> m.id().equals(id))) {
       return CompletableFuture.failedFuture(EtcdError.MEMBER_EXIST.exception());
     }
-    if (raftStatus.get().firstLogIndex() > 1 || now.members().size() < 2) {
-      // The new member would need entries this member's log no longer holds, or a member started
-      // alone runs without the peer transport: both need snapshot transfer, not built yet.
-      log.warn("member add refused: the new member could not catch up without a snapshot");
+    if (now.members().size() < 2) {
+      // A member started alone runs without the peer transport, so it could not reach the new one.
+      log.warn("member add refused: a member started alone (without peers) cannot add members");
       return CompletableFuture.failedFuture(EtcdError.UNHEALTHY.exception());
     }
     return proposeConfChange(ConfChange.newBuilder().setType(ConfChangeType.ADD_MEMBER).setMemberId(id.value())

@@ -36,6 +36,12 @@ public final class MvccApplier extends AbstractBehavior<MvccApplier.Command> {
   /** Committed entries from the raft member, in log order. */
   public record Apply(List<Entry> entries) implements Command {}
 
+  /**
+   * A task that needs the store, the membership and the lessor quiet: it runs between batches, on
+   * the applier's thread (a snapshot is taken or installed so).
+   */
+  public record Exclusive(Runnable task) implements Command {}
+
   /** How a decoded request is applied: returns the response, or a stage for a deferred one. */
   @FunctionalInterface
   public interface RequestApplier {
@@ -67,7 +73,13 @@ public final class MvccApplier extends AbstractBehavior<MvccApplier.Command> {
 
   @Override
   public Receive<Command> createReceive() {
-    return newReceiveBuilder().onMessage(Apply.class, this::onApply).build();
+    return newReceiveBuilder()
+        .onMessage(Apply.class, this::onApply)
+        .onMessage(Exclusive.class, e -> {
+          e.task().run();
+          return this;
+        })
+        .build();
   }
 
   private Behavior<Command> onApply(Apply apply) {
@@ -80,11 +92,11 @@ public final class MvccApplier extends AbstractBehavior<MvccApplier.Command> {
       last = e.index();
       if (e.type() == EntryType.CONF_CHANGE) {
         applyConfChange(e, replies);
-        store.setAppliedIndex(e.index());
+        store.setApplied(e.index(), e.term());
         continue;
       }
       if (e.data().isEmpty()) {
-        store.setAppliedIndex(e.index());
+        store.setApplied(e.index(), e.term());
         continue;
       }
       InternalRaftRequest request;
@@ -92,7 +104,7 @@ public final class MvccApplier extends AbstractBehavior<MvccApplier.Command> {
         request = InternalRaftRequest.parseFrom(e.data());
       } catch (InvalidProtocolBufferException ex) {
         getContext().getLog().error("entry {} is not a request; skipped", e.index(), ex);
-        store.setAppliedIndex(e.index());
+        store.setApplied(e.index(), e.term());
         continue;
       }
       long id = request.getId();
@@ -104,7 +116,7 @@ public final class MvccApplier extends AbstractBehavior<MvccApplier.Command> {
         replies.add(() -> wait.fail(id, ex));
       }
       // Every entry is recorded as applied here, whatever it did, in the batch being written.
-      store.setAppliedIndex(e.index());
+      store.setApplied(e.index(), e.term());
     }
     long revisionBefore = store.currentRevision();
     store.commitBatch();

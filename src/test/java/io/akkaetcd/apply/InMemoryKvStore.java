@@ -31,6 +31,7 @@ final class InMemoryKvStore implements KvStore {
   private long compactRev = 0;
   private long pendingIndex;
   private long appliedIndex;
+  private long appliedTerm;
   private boolean txnOpen;
 
   @Override
@@ -191,8 +192,14 @@ final class InMemoryKvStore implements KvStore {
   }
 
   @Override
-  public synchronized void setAppliedIndex(long raftIndex) {
+  public synchronized void setApplied(long raftIndex, long raftTerm) {
     appliedIndex = raftIndex;
+    appliedTerm = raftTerm;
+  }
+
+  @Override
+  public synchronized long appliedTerm() {
+    return appliedTerm;
   }
 
   @Override

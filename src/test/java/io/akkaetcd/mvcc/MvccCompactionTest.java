@@ -50,7 +50,7 @@ class MvccCompactionTest {
       assertEquals(0, s.compactRevision(), "not before the batch is committed");
       assertEquals(EtcdError.COMPACTED, errorOf(() -> s.compact(3)));
       assertEquals(EtcdError.FUTURE_REV, errorOf(() -> s.compact(5)));
-      s.setAppliedIndex(4);
+      s.setApplied(4, 1);
       s.commitBatch();
       done.toCompletableFuture().get(10, TimeUnit.SECONDS);
       assertEquals(3, s.compactRevision());
@@ -90,7 +90,7 @@ class MvccCompactionTest {
       s.commitBatch(); // revision 3, applied 2
       write(s, 3, "k", "3"); // 4, uncommitted
       s.compact(3); // a committed revision, but the batch is open
-      s.setAppliedIndex(4);
+      s.setApplied(4, 1);
       assertEquals(0, s.compactRevision());
       // "crash" before the batch is written
     }
@@ -99,7 +99,7 @@ class MvccCompactionTest {
       assertEquals(2, s.appliedIndex());
       write(s, 3, "k", "3");
       CompletionStage<Void> done = s.compact(3); // the replayed entry succeeds again
-      s.setAppliedIndex(4);
+      s.setApplied(4, 1);
       s.commitBatch();
       done.toCompletableFuture().get(10, TimeUnit.SECONDS);
       assertEquals(3, s.compactRevision());
@@ -213,10 +213,10 @@ class MvccCompactionTest {
     try (MvccStore s = MvccStore.open(dir)) {
       s.putLease(7, 30);
       s.putLease(8, 60);
-      s.setAppliedIndex(1);
+      s.setApplied(1, 1);
       s.commitBatch();
       s.deleteLease(7);
-      s.setAppliedIndex(2);
+      s.setApplied(2, 1);
       s.commitBatch();
       assertEquals(Map.of(8L, 60L), s.leases());
     }

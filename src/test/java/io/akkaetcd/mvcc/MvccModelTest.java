@@ -66,7 +66,7 @@ class MvccModelTest {
             long rev = compacted + 1 + rnd.nextInt((int) (newest - compacted));
             s.compact(rev);
             compacted = rev;
-            s.setAppliedIndex(index);
+            s.setApplied(index, 1);
           } else {
             applyTxn(s, rnd, index);
           }

@@ -127,7 +127,7 @@ class MvccStoreTest {
       delete(s, 4, "gone");     // 5
       put(s, 5, "k", "3");      // 6
       var done = s.compact(5);
-      s.setAppliedIndex(6);
+      s.setApplied(6, 1);
       s.commitBatch();
       done.toCompletableFuture().get(10, TimeUnit.SECONDS);
       assertEquals(2, s.revisionsOnDisk(), "physical=true: gone from disk when the stage completes");

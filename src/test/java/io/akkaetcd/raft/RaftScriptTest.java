@@ -33,7 +33,10 @@ import org.junit.jupiter.api.TestFactory;
  * {@code read N ctx}, {@code deliver [count]} (one message, FIFO, or all now queued),
  * {@code stabilize} (deliver until quiet), {@code drop-from N}, {@code drop-to N},
  * {@code isolate N} / {@code heal}, {@code restart N}, {@code transfer N to}, {@code confchange N add|remove M} (applied when
- * committed), {@code join M} (a new, empty member that knows the voters and itself), {@code status}.
+ * committed), {@code join M} (a new, empty member that knows the voters and itself), {@code compact N index}
+ * (N's driver drops its log up to index), {@code status}. Delivering a SNAPSHOT message does what
+ * a driver does: the sender's applied state is installed on the receiver (unless it has applied as
+ * much), and the sender's core hears that the transfer ended.
  */
 class RaftScriptTest {
   private static final Path DIR = Path.of("src/test/resources/raft");
@@ -161,6 +164,10 @@ class RaftScriptTest {
           network.removeAll(gone);
           gone.forEach(m -> out.append("dropped ").append(format(m)).append('\n'));
         }
+        case "compact" -> {
+          storages.get(id(a[1])).compact(Long.parseLong(a[2]));
+          out.append(String.format("  %s log starts after %s%n", a[1], a[2]));
+        }
         case "isolate" -> isolated.add(id(a[1]));
         case "heal" -> isolated.clear();
         case "restart" -> {
@@ -187,10 +194,32 @@ class RaftScriptTest {
     private void deliver(Message m) {
       if (isolated.contains(m.from()) != isolated.contains(m.to())) {
         out.append("cut ").append(format(m)).append('\n');
+        if (m.type() == MessageType.SNAPSHOT) {
+          cores.get(m.from()).reportSnapshot(m.to());
+        }
         return;
       }
       out.append(format(m)).append('\n');
+      if (m.type() == MessageType.SNAPSHOT) {
+        sendSnapshot(m);
+        return;
+      }
       cores.get(m.to()).step(m);
+    }
+
+    /** The sender's applied state goes to the receiver, which installs it if it is ahead. */
+    private void sendSnapshot(Message m) {
+      long index = applied.get(m.from());
+      SnapshotPoint point = new SnapshotPoint(index, storages.get(m.from()).term(index));
+      if (index > applied.get(m.to())) {
+        applied.put(m.to(), index);
+        boolean restored = cores.get(m.to()).installSnapshot(m.from(), m.term(), point, cores.get(m.from()).voters());
+        out.append(String.format("  %d installs a snapshot at %d/%d%s%n", m.to(), point.term(), point.index(),
+            restored ? "" : " (its log holds it)"));
+      } else {
+        out.append(String.format("  %d refuses a snapshot at %d/%d%n", m.to(), point.term(), point.index()));
+      }
+      cores.get(m.from()).reportSnapshot(m.to());
     }
 
     /** Handles every member's Ready as a driver would, printing what is visible. */
@@ -203,6 +232,11 @@ class RaftScriptTest {
             any = true;
             Ready rd = c.ready();
             MemoryStorage s = storages.get(c.id());
+            if (rd.snapshot() != null) {
+              s.resetTo(rd.snapshot().index(), rd.snapshot().term());
+              out.append(String.format("  %d log restarts after %d/%d%n", c.id(), rd.snapshot().term(),
+                  rd.snapshot().index()));
+            }
             s.append(rd.entries());
             if (rd.hardState() != null) {
               s.setHardState(rd.hardState());
@@ -215,7 +249,7 @@ class RaftScriptTest {
             if (!rd.committedEntries().isEmpty()) {
               out.append(String.format("  %d applies %s%n", c.id(),
                   rd.committedEntries().stream().map(Script::format).collect(Collectors.joining(" "))));
-              for (Entry e : rd.committedEntries()) {
+              for (Entry e : rd.committedEntries().stream().filter(e -> e.index() > applied.get(c.id())).toList()) {
                 if (e.type() == EntryType.CONF_CHANGE) {
                   String[] cc = e.data().toStringUtf8().split(" ");
                   c.applyConfChange(cc[0].equals("add"), Long.parseLong(cc[1]));
@@ -259,6 +293,7 @@ class RaftScriptTest {
         case PROPOSE -> b.append(" [").append(m.entries().stream().map(e -> e.data().toStringUtf8())
             .collect(Collectors.joining(" "))).append(']');
         case READ_INDEX_RESPONSE -> b.append(" index=").append(m.index());
+        case SNAPSHOT -> b.append(" compacted=").append(m.logTerm()).append('/').append(m.index());
         default -> { }
       }
       if (!m.context().isEmpty()) {

@@ -65,6 +65,7 @@ class RaftSimulationTest {
   private boolean lossless;
   private int now;
   private int proposalsCommitted;
+  private int snapshotsInstalled;
 
   @ParameterizedTest
   @ValueSource(ints = {3, 5})
@@ -102,6 +103,7 @@ class RaftSimulationTest {
     readsAnswered = 0;
     now = 0;
     proposalsCommitted = 0;
+    snapshotsInstalled = 0;
     int proposalNo = 0;
 
     for (int step = 0; step < STEPS; step++) {
@@ -176,6 +178,7 @@ class RaftSimulationTest {
     assertTrue(appliedAt.values().stream().anyMatch(e -> e.data().toStringUtf8().equals("final")));
     assertTrue(proposalsCommitted > 50, "the faulty phase made progress too: " + proposalsCommitted);
     assertTrue(leaderOfTerm.size() > 1, "leadership changed under faults");
+    assertTrue(snapshotsInstalled > 0, "lagging members caught up from snapshots");
     assertTrue(readsAnswered > size, "reads were answered under faults too: " + readsAnswered);
   }
 
@@ -186,11 +189,19 @@ class RaftSimulationTest {
   private void drain(Node n) {
     while (n.core.hasReady()) {
       Ready rd = n.core.ready();
+      if (rd.snapshot() != null) {
+        n.storage.resetTo(rd.snapshot().index(), rd.snapshot().term());
+      }
       n.storage.append(rd.entries());
       if (rd.hardState() != null) {
         n.storage.setHardState(rd.hardState());
       }
       for (Message m : rd.messages()) {
+        if (m.type() == MessageType.SNAPSHOT) {
+          // a transfer: it either arrives or is reported failed to the sender (see deliver)
+          network.add(new InFlight(m, now + random.nextInt(8)));
+          continue;
+        }
         if (!lossless && random.nextInt(100) < 5) {
           continue; // dropped
         }
@@ -207,6 +218,9 @@ class RaftSimulationTest {
         if (prior != null && !prior.equals(e)) {
           throw new AssertionError("state machine safety: index " + e.index() + " applied as " + prior
               + " and as " + e + " on member " + n.id);
+        }
+        if (e.index() <= n.applied) {
+          continue; // covered by a snapshot this member installed: a driver skips it, as the applier does
         }
         assertEquals(n.applied + 1, e.index(), "applied in order without gaps on " + n.id);
         n.applied = e.index();
@@ -230,6 +244,10 @@ class RaftSimulationTest {
         readsAnswered++;
       }
       n.core.advance(rd);
+      if (random.nextInt(100) < 10 && n.applied - n.storage.firstIndex() > 10) {
+        // the driver compacts its log behind what it applied: lagging members then need snapshots
+        n.storage.compact(n.applied - random.nextInt(5));
+      }
       if (n.core.role() == StateRole.LEADER) {
         Long prior = leaderOfTerm.putIfAbsent(n.core.term(), n.id);
         if (prior != null && prior != n.id) {
@@ -265,11 +283,35 @@ class RaftSimulationTest {
   }
 
   private void deliver(Message m) {
-    if (isolated.contains(m.from()) != isolated.contains(m.to())) {
+    boolean cut = isolated.contains(m.from()) != isolated.contains(m.to());
+    if (m.type() == MessageType.SNAPSHOT) {
+      Node from = nodes.get((int) m.from() - 1);
+      if (!cut) {
+        sendSnapshot(from, nodes.get((int) m.to() - 1), m.term());
+      }
+      from.core.reportSnapshot(m.to());
+      return;
+    }
+    if (cut) {
       return; // cut by the partition
     }
     // A forwarded proposal or read that finds no leader is dropped silently: step never throws.
     nodes.get((int) m.to() - 1).core.step(m);
+  }
+
+  /**
+   * What a driver does for a SNAPSHOT message: the sender's state machine as it is now (its
+   * applied index), installed on the receiver unless the receiver has applied as much already.
+   */
+  private void sendSnapshot(Node from, Node to, long leaderTerm) {
+    long index = from.applied;
+    if (index <= to.applied) {
+      return; // refused as stale: the leader probes and appends instead
+    }
+    to.applied = index;
+    to.core.installSnapshot(from.id, leaderTerm, new SnapshotPoint(index, appliedAt.get(index).term()),
+        from.core.voters());
+    snapshotsInstalled++;
   }
 
   private void changePartition(int size) {
@@ -284,6 +326,9 @@ class RaftSimulationTest {
 
   private void restart(Node n, List<Long> voters) {
     // What was in flight to or from it is lost with the process; its storage is what was persisted.
+    // A snapshot transfer to it fails, and its sender hears so (a driver's transfer always ends).
+    network.stream().filter(f -> f.m().to() == n.id && f.m().type() == MessageType.SNAPSHOT).toList()
+        .forEach(f -> nodes.get((int) f.m().from() - 1).core.reportSnapshot(n.id));
     network.removeIf(f -> f.m().to() == n.id);
     n.start(voters, random);
   }
@@ -295,15 +340,16 @@ class RaftSimulationTest {
         MemoryStorage a = nodes.get(i).storage;
         MemoryStorage b = nodes.get(j).storage;
         long last = Math.min(a.lastIndex(), b.lastIndex());
+        long first = Math.max(a.firstIndex(), b.firstIndex()); // both hold entries from here on
         long matchAt = 0;
-        for (long k = last; k >= 1; k--) {
+        for (long k = last; k >= first; k--) {
           if (a.term(k) == b.term(k)) {
             matchAt = k;
             break;
           }
         }
         if (matchAt > 0) {
-          assertEquals(a.entries(1, matchAt + 1, Long.MAX_VALUE), b.entries(1, matchAt + 1, Long.MAX_VALUE),
+          assertEquals(a.entries(first, matchAt + 1, Long.MAX_VALUE), b.entries(first, matchAt + 1, Long.MAX_VALUE),
               "log matching between " + nodes.get(i).id + " and " + nodes.get(j).id);
         }
       }
@@ -318,6 +364,9 @@ class RaftSimulationTest {
     for (Entry e : appliedAt.values()) {
       if (leader.core.term() <= committedByTerm.get(e.index())) {
         continue;
+      }
+      if (e.index() < leader.storage.firstIndex()) {
+        continue; // compacted: the leader applied it (state-machine safety says it is this entry)
       }
       long ours = e.index() <= leader.storage.lastIndex() ? leader.storage.term(e.index()) : -1;
       if (ours != e.term()) {

@@ -31,6 +31,14 @@ public final class RaftInbox {
   private final ConcurrentLinkedQueue<CompletableFuture<Long>> reads = new ConcurrentLinkedQueue<>();
   private final ConcurrentLinkedQueue<Message> messages = new ConcurrentLinkedQueue<>();
   private final ConcurrentLinkedQueue<Long> transfers = new ConcurrentLinkedQueue<>();
+  private final ConcurrentLinkedQueue<Long> snapshotsSent = new ConcurrentLinkedQueue<>();
+  private final ConcurrentLinkedQueue<SnapshotInstalled> snapshotsInstalled = new ConcurrentLinkedQueue<>();
+
+  /**
+   * The state machine was replaced by a snapshot ending at {@code point}, sent by {@code from} as
+   * leader of {@code term}; {@code voters} is the configuration the snapshot holds.
+   */
+  public record SnapshotInstalled(long from, long term, io.akkaetcd.raft.SnapshotPoint point, List<Long> voters) {}
   private final AtomicBoolean flushPending = new AtomicBoolean();
   private volatile ActorRef<RaftMember.Command> member;
 
@@ -55,6 +63,18 @@ public final class RaftInbox {
   /** Asks the member, if it leads, to hand leadership to {@code transferee} (MoveLeader). */
   public void transferLeadership(long transferee) {
     transfers.add(transferee);
+    signal();
+  }
+
+  /** A snapshot transfer to member {@code to}, asked for by the core, ended (either way). */
+  public void snapshotSent(long to) {
+    snapshotsSent.add(to);
+    signal();
+  }
+
+  /** A snapshot from the leader replaced this member's state machine: the log must follow. */
+  public void snapshotInstalled(SnapshotInstalled installed) {
+    snapshotsInstalled.add(installed);
     signal();
   }
 
@@ -101,6 +121,14 @@ public final class RaftInbox {
   /** Takes every queued leadership transfer request. */
   List<Long> drainTransfers() {
     return drain(transfers);
+  }
+
+  List<Long> drainSnapshotsSent() {
+    return drain(snapshotsSent);
+  }
+
+  List<SnapshotInstalled> drainSnapshotsInstalled() {
+    return drain(snapshotsInstalled);
   }
 
   /** Takes every queued peer message, in arrival order. */

@@ -76,13 +76,17 @@ public final class RaftMember
    * What a member needs to know to run.
    *
    * @param appliedIndex the state machine's applied index: raft re-delivers what comes after it
+   * @param appliedTerm the term of the entry at that index
    * @param durableAppliedIndex the applied index that is on disk for sure: the log (in memory, and
    *     the journal behind snapshots) may drop entries up to it
-   * @param snapshotEveryEvents a lone member snapshots its log every this many journal events and
+   * @param snapshotEveryEvents the member snapshots its log every this many journal events and
    *     deletes the events before the older of its last two snapshots
+   * @param catchUpEntries applied entries kept in the log for followers that lag a little (etcd's
+   *     SnapshotCatchUpEntries); one further behind is sent a snapshot of the state machine
    */
   public record Settings(long memberId, List<Long> voters, Duration heartbeatInterval, int electionTicks,
-                         LongSupplier appliedIndex, LongSupplier durableAppliedIndex, int snapshotEveryEvents) {}
+                         LongSupplier appliedIndex, LongSupplier appliedTerm, LongSupplier durableAppliedIndex,
+                         int snapshotEveryEvents, int catchUpEntries) {}
 
   /**
    * @param inbox where client requests come from: proposals and read-index requests
@@ -128,17 +132,20 @@ public final class RaftMember
     return Math.max(1, 500 / Math.max(1, settings.heartbeatInterval().toMillis()));
   }
   private boolean handleReadyScheduled;
-  /**
-   * A lone member keeps at most this many applied entries in memory (the journal keeps them all
-   * until snapshots truncate it): without followers nobody reads an applied entry again.
-   */
-  static final int APPLIED_ENTRIES_KEPT = 1000;
   /** Appends in flight to one follower before the leader waits for an answer (etcd's MaxInflightMsgs). */
   static final int MAX_INFLIGHT_APPENDS = 256;
   /** Entry bytes in one append message (etcd's MaxSizePerMsg); one larger entry still goes alone. */
   public static final long MAX_APPEND_BYTES = 1024 * 1024;
+  /** etcd's SnapshotCatchUpEntries: applied entries a leader keeps for followers that lag a little. */
+  public static final int CATCH_UP_ENTRIES = 5000;
   /** The in-memory log is compacted when this many applied entries have piled up beyond the kept ones. */
   static final int COMPACT_EVERY = 2_000;
+  /**
+   * Where the log must start over before anything else is written: set at recovery when the state
+   * machine is ahead of the journal (a crash after a snapshot was installed and before the journal
+   * recorded it); written with the next event.
+   */
+  private io.akkaetcd.raft.SnapshotPoint recoveredRestart;
 
   /** The hard state as the journal has it: term or vote changes against it must be written first. */
   private io.akkaetcd.raft.HardState persistedHard;
@@ -167,16 +174,14 @@ public final class RaftMember
   }
 
   /**
-   * A lone member trims its journal: a snapshot of the log (hard state, compaction point, the
-   * entries after it) every {@code snapshotEveryEvents} events, and the events before the older of
-   * the last two snapshots deleted, so a restart replays a bounded journal. Members with peers keep
-   * their whole log until snapshots can also catch up a follower (multi-member clusters).
+   * The journal is trimmed: a snapshot of the log (hard state, compaction point, the entries after
+   * it) every {@code snapshotEveryEvents} events, and the events before the older of the last two
+   * snapshots deleted, so a restart replays a bounded journal. (These are Akka Persistence
+   * snapshots of the log; a follower too far behind gets a snapshot of the state machine.)
    */
   @Override
   public RetentionCriteria retentionCriteria() {
-    return loneVoter()
-        ? RetentionCriteria.snapshotEvery(settings.snapshotEveryEvents(), 2).withDeleteEventsOnSnapshot()
-        : RetentionCriteria.disabled();
+    return RetentionCriteria.snapshotEvery(settings.snapshotEveryEvents(), 2).withDeleteEventsOnSnapshot();
   }
 
   /** Snapshots are the log as a protobuf {@code LogSnapshot}, serialized like the events. */
@@ -215,6 +220,13 @@ public final class RaftMember
   private void onRecovered(Log log) {
     // Applied index as the state machine has it durably: raft re-delivers only what comes after.
     long applied = settings.appliedIndex().getAsLong();
+    recoveredRestart = restartPoint(log.storage, applied, settings.appliedTerm().getAsLong());
+    if (recoveredRestart != null) {
+      ctx.getLog().warn("{} the state machine (applied {} at term {}) is ahead of the raft log [first={}, last={}]: "
+          + "a snapshot was installed; the log starts over after it", Long.toHexString(settings.memberId()),
+          applied, recoveredRestart.term(), log.storage.firstIndex(), log.storage.lastIndex());
+      log.storage.resetTo(recoveredRestart.index(), recoveredRestart.term());
+    }
     RaftConfig config = new RaftConfig(settings.memberId(), settings.voters(), settings.electionTicks(), 1,
         applied, MAX_INFLIGHT_APPENDS, MAX_APPEND_BYTES, true, true, RandomGenerator.of("L64X128MixRandom"));
     core = new RaftCore(config, log.storage);
@@ -228,6 +240,21 @@ public final class RaftMember
     }
     timers.startTimerWithFixedDelay(Tick.INSTANCE, settings.heartbeatInterval());
     scheduleHandleReady();
+  }
+
+  /**
+   * Where the log must start over at recovery, or null: when the state machine applied an entry
+   * the log does not hold, or holds with another term, it was replaced by a snapshot whose
+   * journal record was lost in a crash; the snapshot is committed state, so the log follows it.
+   */
+  static io.akkaetcd.raft.SnapshotPoint restartPoint(MemoryStorage storage, long applied, long appliedTerm) {
+    if (applied == 0 || appliedTerm == 0 || applied < storage.firstIndex() - 1) {
+      return null; // nothing applied, a store from before terms were recorded, or compacted past it
+    }
+    if (applied <= storage.lastIndex() && storage.term(applied) == appliedTerm) {
+      return null;
+    }
+    return new io.akkaetcd.raft.SnapshotPoint(applied, appliedTerm);
   }
 
   @Override
@@ -286,6 +313,15 @@ public final class RaftMember
     for (long transferee : inbox.drainTransfers()) {
       core.transferLeadership(transferee);
     }
+    for (long to : inbox.drainSnapshotsSent()) {
+      core.reportSnapshot(to);
+    }
+    for (RaftInbox.SnapshotInstalled s : inbox.drainSnapshotsInstalled()) {
+      if (core.installSnapshot(s.from(), s.term(), s.point(), s.voters())) {
+        ctx.getLog().info("{} restored its log from a snapshot at {} (term {}) sent by {}",
+            Long.toHexString(settings.memberId()), s.point().index(), s.point().term(), Long.toHexString(s.from()));
+      }
+    }
     for (RaftInbox.Proposal change : inbox.drainConfChanges()) {
       try {
         core.proposeConfChange(change.data());
@@ -329,11 +365,13 @@ public final class RaftMember
     if (sendFirst) {
       rd.messages().forEach(send);
     }
-    if (JournalCodec.mustPersist(rd, persistedHard)) {
+    if (JournalCodec.mustPersist(rd, persistedHard) || recoveredRestart != null) {
       if (rd.hardState() != null) {
         persistedHard = rd.hardState();
       }
-      return Effect().persist(JournalCodec.toEvent(rd)).thenRun(log -> afterPersist(log, rd, sendFirst));
+      io.akkaetcd.raft.SnapshotPoint restart = rd.snapshot() != null ? rd.snapshot() : recoveredRestart;
+      recoveredRestart = null;
+      return Effect().persist(JournalCodec.toEvent(rd, restart)).thenRun(log -> afterPersist(log, rd, sendFirst));
     }
     return Effect().none().thenRun(log -> afterPersist(log, rd, sendFirst));
   }
@@ -375,18 +413,17 @@ public final class RaftMember
   }
 
   /**
-   * Drops applied entries from the in-memory log, so memory does not grow with the history. Only a
-   * lone voter does it: with peers, entries stay until snapshots can replace them for a lagging
-   * follower. The state machine's durable applied index bounds it, so nothing is dropped that a
-   * crash could still need: a snapshot of this log never lacks an entry the store might lose.
+   * Drops applied entries from the in-memory log, so memory does not grow with the history; the
+   * last {@code catchUpEntries} stay for followers that lag a little, and one further behind is
+   * sent a snapshot of the state machine. The state machine's durable applied index bounds it, so
+   * nothing is dropped that a crash could still need: a snapshot of this log never lacks an entry
+   * the store might lose.
    */
   private void compactAppliedEntries(MemoryStorage storage) {
-    if (!loneVoter()) {
-      return;
-    }
-    long durable = settings.durableAppliedIndex().getAsLong();
-    if (durable - storage.firstIndex() >= APPLIED_ENTRIES_KEPT + COMPACT_EVERY) {
-      storage.compact(durable - APPLIED_ENTRIES_KEPT);
+    long durable = Math.min(settings.durableAppliedIndex().getAsLong(), storage.lastIndex());
+    int kept = settings.catchUpEntries();
+    if (durable - storage.firstIndex() >= kept + Math.min(COMPACT_EVERY, kept)) {
+      storage.compact(durable - kept);
     }
   }
 

@@ -1,5 +1,6 @@
 package io.akkaetcd.raft.storage;
 
+import io.akkaetcd.raft.SnapshotPoint;
 import io.akkaetcd.proto.raftpb.LogAppended;
 import io.akkaetcd.raft.Entry;
 import io.akkaetcd.raft.EntryType;
@@ -25,12 +26,20 @@ public final class JournalCodec {
    */
   public static boolean mustPersist(Ready rd, HardState persisted) {
     HardState hs = rd.hardState();
-    return !rd.entries().isEmpty()
+    return rd.snapshot() != null
+        || !rd.entries().isEmpty()
         || (hs != null && (hs.term() != persisted.term() || hs.vote() != persisted.vote()));
   }
 
-  public static LogAppended toEvent(Ready rd) {
+  /**
+   * The event for a Ready; the log starts over after {@code restart} first if it is not null (the
+   * Ready's snapshot, or the state machine's point found ahead of the log at recovery).
+   */
+  public static LogAppended toEvent(Ready rd, SnapshotPoint restart) {
     LogAppended.Builder b = LogAppended.newBuilder();
+    if (restart != null) {
+      b.setHasRestart(true).setRestartIndex(restart.index()).setRestartTerm(restart.term());
+    }
     for (Entry e : rd.entries()) {
       b.addEntries(toProto(e));
     }
@@ -41,8 +50,11 @@ public final class JournalCodec {
     return b.build();
   }
 
-  /** Applies a persisted event to the in-memory log: entries first, then the hard state. */
+  /** Applies a persisted event to the in-memory log: a restart first, then entries, then the hard state. */
   public static void applyTo(LogAppended ev, MemoryStorage storage) {
+    if (ev.getHasRestart()) {
+      storage.resetTo(ev.getRestartIndex(), ev.getRestartTerm());
+    }
     if (ev.getEntriesCount() > 0) {
       storage.append(fromProto(ev.getEntriesList()));
     }

@@ -1,6 +1,7 @@
 package io.akkaetcd.raft.member;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import akka.actor.testkit.typed.javadsl.ActorTestKit;
@@ -47,6 +48,9 @@ class RaftMemberTest {
     testKit.shutdownTestKit();
   }
 
+  /** Applied entries the test members keep in their logs. */
+  private static final int KEPT = 1000;
+
   private record Member(ActorRef<RaftMember.Command> ref, RaftInbox inbox, TestProbe<List<Entry>> applied,
                         AtomicReference<RaftStatus> status) {}
 
@@ -58,7 +62,7 @@ class RaftMemberTest {
     TestProbe<List<Entry>> applied = testKit.createTestProbe();
     AtomicReference<RaftStatus> status = new AtomicReference<>(RaftStatus.INITIAL);
     RaftMember.Settings settings = new RaftMember.Settings(id, List.of(id), Duration.ofMillis(100), 10,
-        appliedIndex::get, appliedIndex::get, 100);
+        appliedIndex::get, () -> 0, appliedIndex::get, 100, KEPT);
     RaftInbox inbox = new RaftInbox();
     ActorRef<RaftMember.Command> ref = testKit.spawn(RaftMember.create(settings, inbox, m -> { },
         entries -> {
@@ -135,7 +139,7 @@ class RaftMemberTest {
     Member m = spawn("bounded", appliedIndex, id);
     // waves of 50, each applied before the next: at least one journal event per wave, so that the
     // 100-event snapshot interval passes a few times
-    int proposals = RaftMember.APPLIED_ENTRIES_KEPT + RaftMember.COMPACT_EVERY + 2000;
+    int proposals = KEPT + RaftMember.COMPACT_EVERY + 2000;
     List<Entry> applied = new ArrayList<>();
     for (int i = 0; i < proposals; i++) {
       m.inbox().propose(i, ByteString.copyFromUtf8("e" + i));
@@ -148,7 +152,7 @@ class RaftMemberTest {
     m.inbox().propose(proposals, ByteString.copyFromUtf8("last"));
     awaitApplied(m.applied(), "last");
     long first = awaitStatus(m, st -> st.firstLogIndex() > 1, "applied entries were dropped from memory").firstLogIndex();
-    assertTrue(last + 1 - first <= RaftMember.APPLIED_ENTRIES_KEPT + RaftMember.COMPACT_EVERY + 1,
+    assertTrue(last + 1 - first <= KEPT + RaftMember.COMPACT_EVERY + 1,
         "at most the kept entries plus one compaction interval: " + (last + 1 - first));
 
     try (var snaps = Files.list(dir.resolve("snap"))) {
@@ -170,5 +174,19 @@ class RaftMemberTest {
       assertEquals(replayed.get(i - 1).index() + 1, replayed.get(i).index(), "in log order, no gaps");
     }
     awaitStatus(again, st -> st.firstLogIndex() > 1, "recovered from a snapshot of the trimmed log");
+  }
+
+  @Test
+  void theLogStartsOverWhereAnInstalledSnapshotEndsIfTheJournalLostIt() {
+    io.akkaetcd.raft.MemoryStorage log = new io.akkaetcd.raft.MemoryStorage();
+    log.append(List.of(Entry.normal(1, 1, ByteString.EMPTY), Entry.normal(1, 2, ByteString.EMPTY),
+        Entry.normal(2, 3, ByteString.EMPTY)));
+    assertNull(RaftMember.restartPoint(log, 3, 2), "the log holds the applied entry");
+    assertNull(RaftMember.restartPoint(log, 0, 0), "nothing applied");
+    assertNull(RaftMember.restartPoint(log, 3, 0), "a store that never recorded terms");
+    assertEquals(new io.akkaetcd.raft.SnapshotPoint(10, 3), RaftMember.restartPoint(log, 10, 3),
+        "applied past the end of the log: a snapshot was installed");
+    assertEquals(new io.akkaetcd.raft.SnapshotPoint(3, 3), RaftMember.restartPoint(log, 3, 3),
+        "the log holds another entry at the applied index");
   }
 }

@@ -1,0 +1,81 @@
+package io.akkaetcd.mvcc;
+
+import com.google.protobuf.ByteString;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Path;
+import java.util.List;
+import org.fusesource.leveldbjni.JniDBFactory;
+import org.iq80.leveldb.DB;
+import org.iq80.leveldb.Options;
+import org.iq80.leveldb.WriteBatch;
+import org.iq80.leveldb.WriteOptions;
+
+/**
+ * A store being received from another member, row by row as an {@link MvccStore.Export} reads
+ * them, into a LevelDB of its own beside the store's directory. Once {@link #finish()}ed (synced
+ * and closed) it can replace the store ({@link MvccStore#install}); abandoned, it is deleted.
+ * Confined to one thread at a time.
+ */
+public final class IncomingStore implements AutoCloseable {
+  private final Path dir;
+  private DB db;
+
+  private IncomingStore(Path dir, DB db) {
+    this.dir = dir;
+    this.db = db;
+  }
+
+  /** Starts receiving a store that is to replace the one in {@code storeDir}; drops any earlier one. */
+  public static IncomingStore create(Path storeDir) {
+    Path dir = StoreDirs.incoming(storeDir);
+    try {
+      StoreDirs.deleteTree(dir);
+      return new IncomingStore(dir, JniDBFactory.factory.open(dir.toFile(), new Options().createIfMissing(true)));
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot create " + dir, e);
+    }
+  }
+
+  /** Writes rows as received (not synced yet). */
+  public void write(List<ByteString> keys, List<ByteString> values) {
+    if (keys.size() != values.size()) {
+      throw new IllegalArgumentException(keys.size() + " keys but " + values.size() + " values");
+    }
+    try (WriteBatch b = db.createWriteBatch()) {
+      for (int i = 0; i < keys.size(); i++) {
+        b.put(keys.get(i).toByteArray(), values.get(i).toByteArray());
+      }
+      db.write(b, new WriteOptions().sync(false));
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  /** Every row is here: sync, close, and return the directory to install. */
+  public Path finish() {
+    try {
+      db.write(db.createWriteBatch(), new WriteOptions().sync(true));
+      db.close();
+      db = null;
+      return dir;
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot finish " + dir, e);
+    }
+  }
+
+  /** Abandons an unfinished store (a finished one is left for its install); idempotent. */
+  @Override
+  public void close() {
+    if (db == null) {
+      return;
+    }
+    try {
+      db.close();
+      db = null;
+      StoreDirs.deleteTree(dir);
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot delete " + dir, e);
+    }
+  }
+}

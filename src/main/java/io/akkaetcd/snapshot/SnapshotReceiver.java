@@ -1,0 +1,100 @@
+package io.akkaetcd.snapshot;
+
+import akka.actor.AbstractActor;
+import akka.actor.ActorRef;
+import akka.actor.Props;
+import io.akkaetcd.mvcc.IncomingStore;
+import io.akkaetcd.proto.peerpb.SnapshotAck;
+import io.akkaetcd.proto.peerpb.SnapshotChunk;
+import io.akkaetcd.raft.peer.PeerFilter;
+import java.nio.file.Path;
+
+/**
+ * Receives snapshots of the leader's state machine (one transfer at a time; a new one replaces an
+ * unfinished one) into a store beside the live one, and installs each once its last chunk is in.
+ * A snapshot not ahead of what this member applied is refused at its first chunk. Every chunk is
+ * answered: the last one only after the install, so the sender's success means installed.
+ */
+final class SnapshotReceiver extends AbstractActor {
+  private final StateMachineSnapshots stateMachine;
+  private final PeerFilter filter;
+
+  private IncomingStore incoming;
+  private SnapshotChunk first;
+  private long expectedSeq;
+
+  static Props props(StateMachineSnapshots stateMachine, PeerFilter filter) {
+    return Props.create(SnapshotReceiver.class, () -> new SnapshotReceiver(stateMachine, filter))
+        .withDispatcher("akka.actor.default-blocking-io-dispatcher");
+  }
+
+  private SnapshotReceiver(StateMachineSnapshots stateMachine, PeerFilter filter) {
+    this.stateMachine = stateMachine;
+    this.filter = filter;
+  }
+
+  @Override
+  public Receive createReceive() {
+    return receiveBuilder().match(SnapshotChunk.class, this::onChunk).build();
+  }
+
+  private void onChunk(SnapshotChunk chunk) {
+    if (filter.blocked(chunk.getFrom())) {
+      return;
+    }
+    ActorRef sender = getSender();
+    try {
+      if (chunk.getSeq() == 0) {
+        abandon();
+        if (chunk.getIndex() <= stateMachine.appliedIndex()) {
+          answer(sender, chunk, false);
+          return;
+        }
+        first = chunk;
+        expectedSeq = 0;
+        incoming = stateMachine.receive();
+        getContext().getSystem().log().info("receiving a snapshot at {} (term {}) from {}", chunk.getIndex(),
+            chunk.getIndexTerm(), Long.toHexString(chunk.getFrom()));
+      } else if (incoming == null || chunk.getTransferId() != first.getTransferId() || chunk.getSeq() != expectedSeq) {
+        answer(sender, chunk, false);
+        return;
+      }
+      incoming.write(chunk.getKeysList(), chunk.getValuesList());
+      expectedSeq++;
+      if (!chunk.getLast()) {
+        answer(sender, chunk, true);
+        return;
+      }
+      Path store = incoming.finish();
+      incoming = null;
+      stateMachine.install(first, store).whenComplete((done, error) -> {
+        if (error != null) {
+          getContext().getSystem().log().warning("snapshot at {} not installed: {}", first.getIndex(), error.toString());
+        }
+        answer(sender, chunk, error == null);
+      });
+    } catch (RuntimeException e) {
+      getContext().getSystem().log().error(e, "receiving a snapshot failed");
+      abandon();
+      answer(sender, chunk, false);
+    }
+  }
+
+  private void answer(ActorRef to, SnapshotChunk chunk, boolean ok) {
+    to.tell(SnapshotAck.newBuilder().setTransferId(chunk.getTransferId()).setSeq(chunk.getSeq()).setOk(ok).build(),
+        ActorRef.noSender());
+  }
+
+  /** Drops an unfinished transfer. */
+  private void abandon() {
+    if (incoming != null) {
+      incoming.close();
+      incoming = null;
+    }
+  }
+
+  @Override
+  public void postStop() {
+    abandon();
+  }
+}
