@@ -22,6 +22,10 @@ import java.util.concurrent.CompletionStage;
  * {@code /version}.
  */
 public final class ClientRouter implements Function<HttpRequest, CompletionStage<HttpResponse>> {
+  /** What a learner serves (etcd's isRPCSupportedForLearner). */
+  private static final java.util.Set<String> LEARNER_SERVES =
+      java.util.Set.of("/etcdserverpb.KV/Range", "/etcdserverpb.Maintenance/Status");
+
   private final Map<String, Function<HttpRequest, CompletionStage<HttpResponse>>> services;
   private final EtcdMember member;
   private final Materializer materializer;
@@ -43,6 +47,12 @@ public final class ClientRouter implements Function<HttpRequest, CompletionStage
       Function<HttpRequest, CompletionStage<HttpResponse>> handler = services.get(service);
       if (handler == null) {
         return CompletableFuture.completedFuture(unimplemented("unknown service " + service));
+      }
+      if (member.isLearner() && !LEARNER_SERVES.contains(path)) {
+        // etcd's learners serve only Status and serializable Range (the KV service checks that).
+        req.discardEntityBytes(materializer);
+        return CompletableFuture.completedFuture(trailersOnly(Status.Code.UNAVAILABLE,
+            EtcdError.NOT_SUPPORTED_FOR_LEARNER.text()));
       }
       if (requiresLeader(req) && member.raftStatus().leader() == 0) {
         // etcd's WithRequireLeader: the client asked not to be served by a member without a leader.

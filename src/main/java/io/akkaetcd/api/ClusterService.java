@@ -19,9 +19,8 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 
 /**
- * etcd's Cluster service. MemberList answers from the applied membership; MemberAdd (voters),
- * MemberRemove and MemberUpdate go through Raft as configuration changes. Learners and
- * MemberPromote answer UNIMPLEMENTED.
+ * etcd's Cluster service. MemberList answers from the applied membership; MemberAdd (voters and
+ * learners), MemberRemove, MemberUpdate and MemberPromote go through Raft as configuration changes.
  */
 public final class ClusterService implements Cluster {
   private final EtcdMember member;
@@ -48,16 +47,13 @@ public final class ClusterService implements Cluster {
 
   @Override
   public CompletionStage<MemberAddResponse> memberAdd(MemberAddRequest in) {
-    if (in.getIsLearner()) {
-      return CompletableFuture.failedFuture(GrpcErrors.unimplemented("/etcdserverpb.Cluster/MemberAdd (learner)"));
-    }
     List<URI> urls;
     try {
       urls = in.getPeerURLsList().stream().map(URI::create).toList();
     } catch (IllegalArgumentException e) {
       return CompletableFuture.failedFuture(EtcdError.MEMBER_BAD_URLS.exception().toGrpc());
     }
-    return GrpcErrors.handled(() -> member.addMember(urls).thenApply(members -> {
+    return GrpcErrors.handled(() -> member.addMember(urls, in.getIsLearner()).thenApply(members -> {
       MemberAddResponse.Builder b = MemberAddResponse.newBuilder().setHeader(member.header(0));
       members.members().forEach(m -> {
         Member p = toProto(m);
@@ -96,6 +92,10 @@ public final class ClusterService implements Cluster {
 
   @Override
   public CompletionStage<MemberPromoteResponse> memberPromote(MemberPromoteRequest in) {
-    return CompletableFuture.failedFuture(GrpcErrors.unimplemented("/etcdserverpb.Cluster/MemberPromote"));
+    return GrpcErrors.handled(() -> member.promoteMember(in.getID()).thenApply(members -> {
+      MemberPromoteResponse.Builder b = MemberPromoteResponse.newBuilder().setHeader(member.header(0));
+      members.members().forEach(m -> b.addMembers(toProto(m)));
+      return b.build();
+    }));
   }
 }

@@ -38,6 +38,7 @@ public enum EtcdError {
       "etcdserver: can only promote a learner member which is in sync with leader"),
   TOO_MANY_LEARNERS(Status.Code.FAILED_PRECONDITION, "etcdserver: too many learner members in cluster"),
 
+  NOT_SUPPORTED_FOR_LEARNER(Status.Code.UNAVAILABLE, "etcdserver: rpc not supported for learner"),
   NO_LEADER(Status.Code.UNAVAILABLE, "etcdserver: no leader"),
   UNHEALTHY(Status.Code.UNAVAILABLE, "etcdserver: unhealthy cluster"),
   NOT_LEADER(Status.Code.FAILED_PRECONDITION, "etcdserver: not leader"),
@@ -90,5 +91,10 @@ public enum EtcdError {
 
   public EtcdException exception() {
     return new EtcdException(this);
+  }
+
+  /** The error with this exact text (as another member reported it), if there is one. */
+  public static java.util.Optional<EtcdError> byText(String text) {
+    return java.util.Arrays.stream(values()).filter(e -> e.text.equals(text)).findFirst();
   }
 }

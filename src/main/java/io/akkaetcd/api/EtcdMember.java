@@ -32,8 +32,17 @@ public interface EtcdMember {
    */
   CompletionStage<Void> moveLeader(long transferee);
 
-  /** MemberAdd: adds a voting member with these peer URLs; completes with the members once applied. */
-  CompletionStage<ClusterMembers> addMember(java.util.List<java.net.URI> peerUrls);
+  /** MemberAdd: adds a voter (or a learner) with these peer URLs; completes with the members once applied. */
+  CompletionStage<ClusterMembers> addMember(java.util.List<java.net.URI> peerUrls, boolean learner);
+
+  /** MemberPromote: makes a caught-up learner a voter; completes with the members once applied here. */
+  CompletionStage<ClusterMembers> promoteMember(long id);
+
+  /** Whether this member is a learner: it serves only serializable reads and Status. */
+  default boolean isLearner() {
+    ClusterMembers m = members();
+    return m.members().stream().anyMatch(x -> x.id().equals(m.self()) && x.learner());
+  }
 
   /** MemberUpdate: new peer URLs for a member; completes with the members once applied. */
   CompletionStage<ClusterMembers> updateMember(long id, java.util.List<java.net.URI> peerUrls);

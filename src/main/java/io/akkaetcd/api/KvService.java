@@ -39,6 +39,9 @@ public final class KvService implements KV {
   public CompletionStage<RangeResponse> range(RangeRequest in) {
     return handle(in, () -> {
       KvRequestValidator.checkRange(in);
+      if (!in.getSerializable() && member.isLearner()) {
+        throw EtcdError.NOT_SUPPORTED_FOR_LEARNER.exception(); // a learner serves serializable reads only
+      }
       return read(in.getSerializable(), () -> {
         RangeResponse r = applier.range(member.store(), in);
         return r.toBuilder().setHeader(member.header(r.getHeader().getRevision())).build();

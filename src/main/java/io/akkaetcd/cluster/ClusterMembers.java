@@ -34,4 +34,25 @@ public record ClusterMembers(long clusterId, MemberId self, List<Member> members
   public List<Long> voterIds() {
     return members.stream().filter(m -> !m.learner()).map(m -> m.id().value()).toList();
   }
+
+  public List<Long> learnerIds() {
+    return members.stream().filter(Member::learner).map(m -> m.id().value()).toList();
+  }
+
+  /** The member with this id, if it is one. */
+  public java.util.Optional<Member> member(long id) {
+    return members.stream().filter(m -> m.id().value() == id).findFirst();
+  }
+
+  /** A member as the peers' wire carries it (cluster join, snapshots). */
+  public static io.akkaetcd.proto.peerpb.MemberEntry toEntry(Member m) {
+    return io.akkaetcd.proto.peerpb.MemberEntry.newBuilder().setId(m.id().value()).setName(m.name())
+        .addAllPeerUrls(m.peerUrls().stream().map(URI::toString).toList()).setLearner(m.learner()).build();
+  }
+
+  /** A member from the peers' wire, with the client URLs it is known by here. */
+  public static Member fromEntry(io.akkaetcd.proto.peerpb.MemberEntry e, String name, List<URI> clientUrls) {
+    return new Member(new MemberId(e.getId()), name, e.getPeerUrlsList().stream().map(URI::create).toList(),
+        clientUrls, e.getLearner());
+  }
 }

@@ -15,15 +15,21 @@ import java.util.List;
 
 /**
  * The member directory's small state files ({@code members}, {@code attributes}): one line per
- * member, {@code <hex id> <name or -> <url>,<url>...}, replaced whole (written beside, synced, then
- * renamed over the old one).
+ * member, {@code <hex id> <name or -> <url>,<url>... [learner]}, replaced whole (written beside,
+ * synced, then renamed over the old one).
  */
 final class DurableFiles {
-  /** One line: a member id, a name (empty allowed) and URLs. */
-  record MemberLine(long id, String name, List<URI> urls) {
+  private static final String LEARNER = "learner";
+
+  /** One line: a member id, a name (empty allowed), URLs, and whether the member is a learner. */
+  record MemberLine(long id, String name, List<URI> urls, boolean learner) {
+    MemberLine(long id, String name, List<URI> urls) {
+      this(id, name, urls, false);
+    }
+
     String format() {
       return Long.toHexString(id) + " " + (name.isEmpty() ? "-" : name) + " "
-          + String.join(",", urls.stream().map(URI::toString).toList());
+          + String.join(",", urls.stream().map(URI::toString).toList()) + (learner ? " " + LEARNER : "");
     }
   }
 
@@ -38,10 +44,11 @@ final class DurableFiles {
     }
     try {
       for (String line : Files.readAllLines(file, StandardCharsets.UTF_8)) {
-        String[] f = line.trim().split(" ", 3);
+        String[] f = line.trim().split(" ", 4);
         if (f.length == 3 && !f[0].isEmpty()) {
           out.add(new MemberLine(Long.parseUnsignedLong(f[0], 16), f[1].equals("-") ? "" : f[1],
-              Arrays.stream(f[2].trim().split(",")).filter(u -> !u.isEmpty()).map(URI::create).toList()));
+              Arrays.stream(f[2].trim().split(",")).filter(u -> !u.isEmpty()).map(URI::create).toList(),
+              f.length == 4 && f[3].trim().equals(LEARNER)));
         }
       }
       return out;

@@ -41,7 +41,7 @@ public final class Membership {
       MemberId id = new MemberId(line.id());
       // Client URLs: this member's from its flags; the others' from what they published.
       members.add(new ClusterMembers.Member(id, line.name(), line.urls(),
-          id.equals(bootstrap.self()) ? selfClientUrls(bootstrap) : List.of(), false));
+          id.equals(bootstrap.self()) ? selfClientUrls(bootstrap) : List.of(), line.learner()));
     }
     m.current = new ClusterMembers(bootstrap.clusterId(), bootstrap.self(), List.copyOf(members));
     return m;
@@ -56,6 +56,20 @@ public final class Membership {
     return current;
   }
 
+  /** Completes with the membership once {@code id} is a voter in it here (a promotion applied). */
+  public java.util.concurrent.CompletionStage<ClusterMembers> awaitVoter(long id, java.time.Duration timeout) {
+    java.util.concurrent.CompletableFuture<ClusterMembers> done = new java.util.concurrent.CompletableFuture<>();
+    Consumer<ClusterMembers> check = m -> {
+      if (m.member(id).map(x -> !x.learner()).orElse(false)) {
+        done.complete(m);
+      }
+    };
+    listeners.add(check);
+    check.accept(current);
+    done.whenComplete((m, e) -> listeners.remove(check));
+    return done.orTimeout(timeout.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS);
+  }
+
   /** Called with the new membership after every applied change. */
   public void onChange(Consumer<ClusterMembers> listener) {
     listeners.add(listener);
@@ -67,9 +81,13 @@ public final class Membership {
     MemberId id = new MemberId(cc.getMemberId());
     List<ClusterMembers.Member> members = new ArrayList<>(before.members());
     boolean present = members.stream().anyMatch(m -> m.id().equals(id));
-    if (cc.getType() == ConfChangeType.ADD_MEMBER && !present) {
+    boolean learner = cc.getType() == ConfChangeType.ADD_LEARNER;
+    if ((cc.getType() == ConfChangeType.ADD_MEMBER || learner) && !present) {
       members.add(new ClusterMembers.Member(id, cc.getName(),
-          cc.getPeerUrlsList().stream().map(URI::create).toList(), List.of(), false));
+          cc.getPeerUrlsList().stream().map(URI::create).toList(), List.of(), learner));
+    } else if (cc.getType() == ConfChangeType.PROMOTE_MEMBER && present) {
+      members.replaceAll(m -> m.id().equals(id)
+          ? new ClusterMembers.Member(m.id(), m.name(), m.peerUrls(), m.clientUrls(), false) : m);
     } else if (cc.getType() == ConfChangeType.REMOVE_MEMBER && present) {
       members.removeIf(m -> m.id().equals(id));
     } else if (cc.getType() == ConfChangeType.UPDATE_MEMBER && present) {
@@ -107,6 +125,6 @@ public final class Membership {
 
   private void write(ClusterMembers members) {
     DurableFiles.replace(dir, FILE, members.members().stream()
-        .map(m -> new DurableFiles.MemberLine(m.id().value(), m.name(), m.peerUrls())).toList());
+        .map(m -> new DurableFiles.MemberLine(m.id().value(), m.name(), m.peerUrls(), m.learner())).toList());
   }
 }

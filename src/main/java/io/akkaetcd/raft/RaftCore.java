@@ -25,6 +25,8 @@ public final class RaftCore {
   private final long id;
   /** The current configuration: changed one member at a time by {@link #applyConfChange}. */
   private final List<Long> voters;
+  /** Members that receive the log but neither vote nor count towards a commit or a read index. */
+  private final List<Long> learners;
   /**
    * The index of the last configuration change appended by this leader (or, for a new leader,
    * its last index): no other may be proposed until it is applied (thesis §4.1, one at a time).
@@ -66,6 +68,7 @@ public final class RaftCore {
     this.config = config;
     this.id = config.id();
     this.voters = new ArrayList<>(config.voters());
+    this.learners = new ArrayList<>(config.learners());
     this.log = new RaftLog(storage, config.applied());
     HardState hs = storage.hardState();
     this.term = hs.term();
@@ -167,38 +170,67 @@ public final class RaftCore {
   }
 
   /**
-   * Applies a committed configuration change: {@code add} makes {@code member} a voter, else it
-   * stops being one. Idempotent (a restarted member sees changes again). A leader starts
-   * replicating to an added member at once, recomputes its commit index after a removal, and
-   * steps down if it removed itself; a removed member never campaigns again.
+   * Applies a committed configuration change to {@code member} (see {@link ConfChangeKind}).
+   * Idempotent (a restarted member sees changes again). A leader starts replicating to an added
+   * member at once and recomputes its commit index when the voters change; a leader that removed
+   * itself steps down, and a removed member never campaigns again.
    */
-  public void applyConfChange(boolean add, long member) {
-    if (add == voters.contains(member)) {
-      return;
-    }
-    if (add) {
-      voters.add(member);
-      if (role == StateRole.LEADER) {
-        Progress p = new Progress(log.lastIndex() + 1, config.maxInflightMsgs());
-        p.recentActive = true;
-        progress.put(member, p);
-        sendAppend(member, true);
+  public void applyConfChange(ConfChangeKind kind, long member) {
+    switch (kind) {
+      case ADD_VOTER -> {
+        if (voters.contains(member)) {
+          return;
+        }
+        learners.remove(member); // a promotion keeps the learner's progress
+        voters.add(member);
+        startReplicating(member);
       }
-      return;
-    }
-    voters.remove(member);
-    progress.remove(member);
-    if (role != StateRole.LEADER) {
-      return;
-    }
-    if (member == id) {
-      becomeFollower(term, 0);
-    } else if (leadTransferee == member) {
-      leadTransferee = 0;
+      case ADD_LEARNER -> {
+        if (voters.contains(member) || learners.contains(member)) {
+          return;
+        }
+        learners.add(member);
+        startReplicating(member);
+        return;
+      }
+      case REMOVE -> {
+        if (!voters.remove(member) && !learners.remove(member)) {
+          return;
+        }
+        progress.remove(member);
+        if (role == StateRole.LEADER && member == id) {
+          becomeFollower(term, 0);
+        } else if (leadTransferee == member) {
+          leadTransferee = 0;
+        }
+      }
     }
     if (role == StateRole.LEADER && maybeCommit()) {
       bcastAppend();
     }
+  }
+
+  private void startReplicating(long member) {
+    if (role == StateRole.LEADER && !progress.containsKey(member)) {
+      Progress p = new Progress(log.lastIndex() + 1, config.maxInflightMsgs());
+      p.recentActive = true;
+      progress.put(member, p);
+      sendAppend(member, true);
+    }
+  }
+
+  /** The learners of the current configuration. */
+  public List<Long> learners() {
+    return List.copyOf(learners);
+  }
+
+  /**
+   * The index up to which {@code member}'s log is known to match this leader's, or -1 if this
+   * member does not lead or does not replicate to it (how far a learner has caught up).
+   */
+  public long matchOf(long member) {
+    Progress p = role == StateRole.LEADER ? progress.get(member) : null;
+    return p == null ? -1 : p.match;
   }
 
   /** The voters of the current configuration. */
@@ -229,7 +261,7 @@ public final class RaftCore {
 
   /**
    * The driver installed a snapshot of the state machine at {@code point}, sent by {@code from}
-   * as leader of {@code leaderTerm}, with the configuration {@code snapshotVoters} (Raft §7). If
+   * as leader of {@code leaderTerm}, with the configuration it holds (Raft §7). If
    * the log already holds or has committed that point the log is kept and only the commit index
    * moves; otherwise it starts over after the point, which {@link Ready#snapshot()} asks the
    * driver to persist. The sender learns the new end of the log either way. Returns whether the
@@ -237,7 +269,8 @@ public final class RaftCore {
    * applied, hence committed, state: so the log follows it even when the sender's term is stale
    * (the state machine must never be ahead of the log), but only a current leader is followed.
    */
-  public boolean installSnapshot(long from, long leaderTerm, SnapshotPoint point, List<Long> snapshotVoters) {
+  public boolean installSnapshot(long from, long leaderTerm, SnapshotPoint point, List<Long> snapshotVoters,
+      List<Long> snapshotLearners) {
     if (leaderTerm >= term) {
       if (leaderTerm > term || role != StateRole.FOLLOWER) {
         becomeFollower(leaderTerm, from);
@@ -254,6 +287,8 @@ public final class RaftCore {
       log.restore(point);
       voters.clear();
       voters.addAll(snapshotVoters);
+      learners.clear();
+      learners.addAll(snapshotLearners);
       restored = true;
     }
     send(Message.of(MessageType.APPEND_ENTRIES_RESPONSE).to(from).index(restored ? point.index() : log.committed).build());
@@ -425,7 +460,7 @@ public final class RaftCore {
     reset(term);
     role = StateRole.LEADER;
     leader = id;
-    for (long peer : voters) {
+    for (long peer : replicas()) {
       Progress p = new Progress(log.lastIndex() + 1, config.maxInflightMsgs());
       p.recentActive = true;
       progress.put(peer, p);
@@ -607,8 +642,18 @@ public final class RaftCore {
     }
   }
 
+  /** Every member the log goes to: the voters, then the learners. */
+  private List<Long> replicas() {
+    if (learners.isEmpty()) {
+      return voters;
+    }
+    List<Long> all = new ArrayList<>(voters);
+    all.addAll(learners);
+    return all;
+  }
+
   private void bcastAppend() {
-    for (long peer : voters) {
+    for (long peer : replicas()) {
       if (peer != id) {
         sendAppend(peer, true);
       }
@@ -650,7 +695,7 @@ public final class RaftCore {
   }
 
   private void bcastHeartbeat(ByteString context) {
-    for (long peer : voters) {
+    for (long peer : replicas()) {
       if (peer != id) {
         long commit = Math.min(progress.get(peer).match, log.committed);
         send(Message.of(MessageType.HEARTBEAT).to(peer).commit(commit).context(context).build());
@@ -682,8 +727,8 @@ public final class RaftCore {
   /** A heartbeat round for {@code context} was acknowledged by {@code from}: release what a majority confirmed. */
   private void ackRead(ByteString context, long from) {
     PendingRead read = pendingReads.get(context);
-    if (read == null) {
-      return;
+    if (read == null || !voters.contains(from)) {
+      return; // a learner's answer confirms nobody's leadership
     }
     read.acks().add(from);
     if (read.acks().size() < Quorum.majority(voters.size())) {

@@ -51,10 +51,7 @@ final class ClusterJoin {
       return receiveBuilder().match(MembersRequest.class, r -> {
         ClusterMembers c = membership.current();
         MembersResponse.Builder b = MembersResponse.newBuilder().setClusterId(c.clusterId());
-        for (ClusterMembers.Member m : c.members()) {
-          b.addMembers(MemberEntry.newBuilder().setId(m.id().value()).setName(m.name())
-              .addAllPeerUrls(m.peerUrls().stream().map(URI::toString).toList()));
-        }
+        c.members().forEach(m -> b.addMembers(ClusterMembers.toEntry(m)));
         getSender().tell(b.build(), getSelf());
       }).build();
     }
@@ -107,13 +104,12 @@ final class ClusterJoin {
     List<ClusterMembers.Member> members = new ArrayList<>();
     MemberId self = null;
     for (MemberEntry e : r.getMembersList()) {
-      List<URI> urls = e.getPeerUrlsList().stream().map(URI::create).toList();
-      boolean isSelf = urls.equals(selfUrls);
-      MemberId id = new MemberId(e.getId());
-      members.add(new ClusterMembers.Member(id, isSelf ? config.name() : e.getName(), urls,
-          isSelf ? config.advertiseClientUrls() : List.of(), false));
+      boolean isSelf = e.getPeerUrlsList().stream().map(URI::create).toList().equals(selfUrls);
+      ClusterMembers.Member m = ClusterMembers.fromEntry(e, isSelf ? config.name() : e.getName(),
+          isSelf ? config.advertiseClientUrls() : List.of());
+      members.add(m);
       if (isSelf) {
-        self = id;
+        self = m.id();
       }
     }
     if (self == null) {

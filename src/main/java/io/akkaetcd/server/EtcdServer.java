@@ -111,6 +111,7 @@ public final class EtcdServer implements EtcdMember, AutoCloseable {
   private final String serverVersion;
   private final String clusterVersion;
   private final List<ServerBinding> bindings;
+  private final PromoteForwarding promotions;
   /** Set when the member stopped because a vital actor failed, not because it was asked to. */
   private final java.util.concurrent.atomic.AtomicBoolean failed;
   /** Completes once the actors are stopped and the store is closed. */
@@ -119,7 +120,7 @@ public final class EtcdServer implements EtcdMember, AutoCloseable {
   private EtcdServer(ServerConfig config, Membership membership, MemberAttributes attributes, KvStore store,
       ActorSystem<Void> system,
       RaftInbox inbox, Wait wait, AppliedIndexWait applied,
-      AtomicReference<RaftStatus> raftStatus, java.util.concurrent.atomic.AtomicBoolean failed) {
+      AtomicReference<RaftStatus> raftStatus, java.util.concurrent.atomic.AtomicBoolean failed, PeerFilter filter) {
     this.failed = failed;
     this.config = config;
     this.membership = membership;
@@ -138,6 +139,8 @@ public final class EtcdServer implements EtcdMember, AutoCloseable {
     this.serverVersion = c.getString("akka-etcd.server-version");
     this.clusterVersion = c.getString("akka-etcd.cluster-version");
     this.bindings = new ArrayList<>();
+    this.promotions = new PromoteForwarding(Adapter.toClassic(system), id -> peerAddress(membership, id),
+        requestTimeout, filter);
   }
 
   /**
@@ -188,6 +191,7 @@ public final class EtcdServer implements EtcdMember, AutoCloseable {
     KvApplier kv = new KvApplier(lessor);
     WatchHub hub = new WatchHub();
     RaftMember.Settings settings = new RaftMember.Settings(members.self().value(), members.voterIds(),
+        members.learnerIds(),
         config.heartbeatInterval(), config.electionTicks(), store::appliedIndex, store::appliedTerm,
         store::durableAppliedIndex, journalSnapshotEvents(config.snapshotCount()),
         (int) Math.min(RaftMember.CATCH_UP_ENTRIES, Math.max(1, config.snapshotCount())));
@@ -209,9 +213,10 @@ public final class EtcdServer implements EtcdMember, AutoCloseable {
         }
       }
       LeaseForwarding forwarding = new LeaseForwarding(lessor, keeper, status::get,
-          id -> membership.current().members().stream().filter(m -> m.id().value() == id).findFirst()
-              .map(m -> LeaseForwarding.endpoint(classic, PeerTransport.address(m.peerUrls().get(0))))
-              .orElse(null),
+          id -> {
+            String address = peerAddress(membership, id);
+            return address == null ? null : LeaseForwarding.endpoint(classic, address);
+          },
           config.electionTimeout().multipliedBy(2), filter);
       Adapter.actorOf(ctx, forwarding.endpointProps(), LeaseForwarding.ENDPOINT);
       leaseForwarding.complete(forwarding);
@@ -224,9 +229,7 @@ public final class EtcdServer implements EtcdMember, AutoCloseable {
         // Followers that need entries this log no longer holds get a snapshot of the state machine.
         SnapshotTransfers snapshots = new SnapshotTransfers(classic,
             new ServerSnapshots(store, storeDir, membership, attributes, lessor, hub, applied, inbox, applier),
-            id -> membership.current().members().stream().filter(m -> m.id().value() == id).findFirst()
-                .map(m -> PeerTransport.address(m.peerUrls().get(0))).orElse(null),
-            inbox::snapshotSent, filter);
+            id -> peerAddress(membership, id), inbox::snapshotSent, filter);
         Adapter.actorOf(ctx, snapshots.receiverProps(), SnapshotTransfers.RECEIVER);
         PeerTransport peerTransport = transport;
         send = m -> {
@@ -262,7 +265,13 @@ public final class EtcdServer implements EtcdMember, AutoCloseable {
     }
     raftRef.join(); // the member's actors exist before clients are served
     EtcdServer server = new EtcdServer(config, membership, attributes, store, system, inbox, wait, applied, status,
-        failed);
+        failed, filter);
+    if (!peers.isEmpty()) {
+      ((akka.actor.ExtendedActorSystem) Adapter.toClassic(system)).systemActorOf(
+          PromoteForwarding.endpoint(id -> server.raftStatus().isLeader() ? server.promoteMember(id)
+              : CompletableFuture.failedFuture(EtcdError.LEADER_CHANGED.exception())),
+          PromoteForwarding.ENDPOINT);
+    }
     membership.onChange(m -> {
       if (m.members().stream().noneMatch(x -> x.id().equals(m.self()))) {
         // etcd: "the member has been permanently removed from the cluster"
@@ -302,6 +311,11 @@ public final class EtcdServer implements EtcdMember, AutoCloseable {
     return server;
   }
 
+  /** A member's Artery address (from its first peer URL), or null if it is not a member. */
+  private static String peerAddress(Membership membership, long id) {
+    return membership.current().member(id).map(m -> PeerTransport.address(m.peerUrls().get(0))).orElse(null);
+  }
+
   /** Every other member's first peer URL, by member id. */
   private static Map<Long, URI> peerUrls(ClusterMembers members) {
     Map<Long, URI> peers = new LinkedHashMap<>();
@@ -310,16 +324,22 @@ public final class EtcdServer implements EtcdMember, AutoCloseable {
     return peers;
   }
 
+  /** etcd's default --max-learners. */
+  static final int MAX_LEARNERS = 1;
+
   @Override
-  public CompletionStage<ClusterMembers> addMember(List<URI> peerUrls) {
+  public CompletionStage<ClusterMembers> addMember(List<URI> peerUrls, boolean learner) {
     ClusterMembers now = membership.current();
     if (!validPeerUrls(peerUrls)) {
       return CompletableFuture.failedFuture(EtcdError.MEMBER_BAD_URLS.exception());
     }
     // etcd's --strict-reconfig-check, first as in etcd: the voters after the change that are
-    // running must be a quorum.
-    if (startedVoters(now, 0) < quorum(now.voterIds().size() + 1)) {
+    // running must be a quorum. A learner changes no quorum, but at most MAX_LEARNERS may exist.
+    if (!learner && startedVoters(now, 0) < quorum(now.voterIds().size() + 1)) {
       return CompletableFuture.failedFuture(EtcdError.MEMBER_NOT_ENOUGH_STARTED.exception());
+    }
+    if (learner && now.learnerIds().size() >= MAX_LEARNERS) {
+      return CompletableFuture.failedFuture(EtcdError.TOO_MANY_LEARNERS.exception());
     }
     if (peerUrlsTaken(now, peerUrls, 0)) {
       return CompletableFuture.failedFuture(EtcdError.PEER_URL_EXIST.exception());
@@ -333,8 +353,40 @@ public final class EtcdServer implements EtcdMember, AutoCloseable {
       log.warn("member add refused: a member started alone (without peers) cannot add members");
       return CompletableFuture.failedFuture(EtcdError.UNHEALTHY.exception());
     }
-    return proposeConfChange(ConfChange.newBuilder().setType(ConfChangeType.ADD_MEMBER).setMemberId(id.value())
+    return proposeConfChange(ConfChange.newBuilder()
+        .setType(learner ? ConfChangeType.ADD_LEARNER : ConfChangeType.ADD_MEMBER).setMemberId(id.value())
         .addAllPeerUrls(peerUrls.stream().map(URI::toString).toList()));
+  }
+
+  /**
+   * etcd's MemberPromote. Only the leader knows how far a learner has caught up, so a member that
+   * does not lead asks the leader ({@link PromoteForwarding}); the answer comes once this member
+   * has applied the promotion too.
+   */
+  @Override
+  public CompletionStage<ClusterMembers> promoteMember(long id) {
+    ClusterMembers now = membership.current();
+    java.util.Optional<ClusterMembers.Member> m = now.member(id);
+    if (m.isEmpty()) {
+      return CompletableFuture.failedFuture(EtcdError.MEMBER_NOT_FOUND.exception());
+    }
+    if (!m.get().learner()) {
+      return CompletableFuture.failedFuture(EtcdError.MEMBER_NOT_LEARNER.exception());
+    }
+    RaftStatus status = raftStatus.get();
+    if (!status.isLeader()) {
+      return promotions.forward(status.leader(), id).thenCompose(v -> membership.awaitVoter(id, requestTimeout));
+    }
+    // etcd's isLearnerReady: the learner's log matches at least 90% of the leader's.
+    long match = status.learnerMatches().getOrDefault(id, 0L);
+    if (match < status.committedIndex() * 0.9) {
+      return CompletableFuture.failedFuture(EtcdError.LEARNER_NOT_READY.exception());
+    }
+    // The strict reconfiguration check: the running voters after the promotion must be a quorum.
+    if (startedVoters(now, 0) + 1 < quorum(now.voterIds().size() + 1)) {
+      return CompletableFuture.failedFuture(EtcdError.MEMBER_NOT_ENOUGH_STARTED.exception());
+    }
+    return proposeConfChange(ConfChange.newBuilder().setType(ConfChangeType.PROMOTE_MEMBER).setMemberId(id));
   }
 
   @Override

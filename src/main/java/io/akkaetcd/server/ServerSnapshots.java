@@ -3,7 +3,6 @@ package io.akkaetcd.server;
 import akka.actor.typed.ActorRef;
 import io.akkaetcd.cluster.ClusterMembers;
 import io.akkaetcd.cluster.MemberAttributes;
-import io.akkaetcd.cluster.MemberId;
 import io.akkaetcd.cluster.Membership;
 import io.akkaetcd.lease.Lessor;
 import io.akkaetcd.mvcc.IncomingStore;
@@ -63,10 +62,7 @@ final class ServerSnapshots implements StateMachineSnapshots {
   @Override
   public CompletionStage<Capture> capture() {
     return onApplier(done -> {
-      List<MemberEntry> members = membership.current().members().stream()
-          .map(m -> MemberEntry.newBuilder().setId(m.id().value()).setName(m.name())
-              .addAllPeerUrls(m.peerUrls().stream().map(URI::toString).toList()).build())
-          .toList();
+      List<MemberEntry> members = membership.current().members().stream().map(ClusterMembers::toEntry).toList();
       List<PublishedAttributes> published = attributes.all().entrySet().stream()
           .map(e -> PublishedAttributes.newBuilder().setId(e.getKey()).setName(e.getValue().name())
               .addAllClientUrls(e.getValue().clientUrls().stream().map(URI::toString).toList()).build())
@@ -94,9 +90,7 @@ final class ServerSnapshots implements StateMachineSnapshots {
         return;
       }
       List<ClusterMembers.Member> members = first.getMembersList().stream()
-          .map(m -> new ClusterMembers.Member(new MemberId(m.getId()), m.getName(),
-              m.getPeerUrlsList().stream().map(URI::create).toList(), List.of(), false))
-          .toList();
+          .map(m -> ClusterMembers.fromEntry(m, m.getName(), List.of())).toList();
       Map<Long, MemberAttributes.Published> published = new TreeMap<>();
       first.getAttributesList().forEach(a -> published.put(a.getId(),
           new MemberAttributes.Published(a.getName(), a.getClientUrlsList().stream().map(URI::create).toList())));
@@ -107,7 +101,7 @@ final class ServerSnapshots implements StateMachineSnapshots {
       applied.advance(store.appliedIndex());
       hub.committed(store.currentRevision());
       inbox.snapshotInstalled(new RaftInbox.SnapshotInstalled(first.getFrom(), first.getTerm(),
-          new SnapshotPoint(first.getIndex(), first.getIndexTerm()), now.voterIds()));
+          new SnapshotPoint(first.getIndex(), first.getIndexTerm()), now.voterIds(), now.learnerIds()));
       done.complete(null);
     });
   }

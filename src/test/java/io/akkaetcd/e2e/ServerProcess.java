@@ -113,6 +113,20 @@ final class ServerProcess implements AutoCloseable {
     awaitHealthy(Duration.ofSeconds(60));
   }
 
+  /**
+   * Starts a learner: it is ready once it answers Status (a learner fails etcdctl's health check,
+   * a linearizable read, by design).
+   */
+  void startLearner() {
+    launch();
+    Instant deadline = Instant.now().plus(Duration.ofSeconds(60));
+    while (Etcdctl.run(endpoint(), "endpoint", "status", "--command-timeout=1s").exit() != 0) {
+      if (!process.isAlive() || Instant.now().isAfter(deadline)) {
+        throw new IllegalStateException(kind + " learner not up:\n" + log());
+      }
+    }
+  }
+
   private void launch() {
     List<String> cmd = new ArrayList<>();
     if (kind == Kind.ETCD) {

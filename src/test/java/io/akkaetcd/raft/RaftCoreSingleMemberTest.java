@@ -14,7 +14,7 @@ import org.junit.jupiter.api.Test;
 /** A lone voter: boot, commit, read index, restart from storage. */
 class RaftCoreSingleMemberTest {
   static RaftConfig config(long applied) {
-    return new RaftConfig(1, List.of(1L), 10, 1, applied, 256, 1 << 20, true, true, new SplittableRandom(1));
+    return new RaftConfig(1, List.of(1L), List.of(), 10, 1, applied, 256, 1 << 20, true, true, new SplittableRandom(1));
   }
 
   /** Handles every Ready as the driver must: persist, then apply; returns the applied entries. */

@@ -32,8 +32,9 @@ import org.junit.jupiter.api.TestFactory;
  * <p>Commands: {@code campaign N}, {@code tick N [times]}, {@code propose N data...},
  * {@code read N ctx}, {@code deliver [count]} (one message, FIFO, or all now queued),
  * {@code stabilize} (deliver until quiet), {@code drop-from N}, {@code drop-to N},
- * {@code isolate N} / {@code heal}, {@code restart N}, {@code transfer N to}, {@code confchange N add|remove M} (applied when
- * committed), {@code join M} (a new, empty member that knows the voters and itself), {@code compact N index}
+ * {@code isolate N} / {@code heal}, {@code restart N}, {@code transfer N to}, {@code confchange N add|remove|learner|promote M}
+ * (applied when committed), {@code join M} (a new, empty member that knows the voters and itself),
+ * {@code learner M} (a new, empty member that knows the voters and that it is a learner), {@code compact N index}
  * (N's driver drops its log up to index), {@code status}. Delivering a SNAPSHOT message does what
  * a driver does: the sender's applied state is installed on the receiver (unless it has applied as
  * much), and the sender's core hears that the transfer ended.
@@ -67,6 +68,7 @@ class RaftScriptTest {
     private final Deque<Message> network = new ArrayDeque<>();
     private final Set<Long> isolated = new HashSet<>();
     private List<Long> voters = List.of();
+    private List<Long> learners = List.of();
     private StringBuilder out;
 
     String execute(String script) {
@@ -118,6 +120,13 @@ class RaftScriptTest {
           List<Long> withNew = new ArrayList<>(voters);
           withNew.add(id);
           voters = List.copyOf(withNew);
+          storages.put(id, new MemoryStorage());
+          applied.put(id, 0L);
+          start(id);
+        }
+        case "learner" -> {
+          long id = id(a[1]);
+          learners = List.of(id);
           storages.put(id, new MemoryStorage());
           applied.put(id, 0L);
           start(id);
@@ -186,7 +195,7 @@ class RaftScriptTest {
     }
 
     private void start(long id) {
-      RaftConfig config = new RaftConfig(id, voters, 10, 1, applied.get(id), 4, 1 << 20, true, true,
+      RaftConfig config = new RaftConfig(id, voters, learners, 10, 1, applied.get(id), 4, 1 << 20, true, true,
           new SplittableRandom(id));
       cores.put(id, new RaftCore(config, storages.get(id)));
     }
@@ -213,7 +222,8 @@ class RaftScriptTest {
       SnapshotPoint point = new SnapshotPoint(index, storages.get(m.from()).term(index));
       if (index > applied.get(m.to())) {
         applied.put(m.to(), index);
-        boolean restored = cores.get(m.to()).installSnapshot(m.from(), m.term(), point, cores.get(m.from()).voters());
+        boolean restored = cores.get(m.to()).installSnapshot(m.from(), m.term(), point, cores.get(m.from()).voters(),
+            cores.get(m.from()).learners());
         out.append(String.format("  %d installs a snapshot at %d/%d%s%n", m.to(), point.term(), point.index(),
             restored ? "" : " (its log holds it)"));
       } else {
@@ -252,8 +262,14 @@ class RaftScriptTest {
               for (Entry e : rd.committedEntries().stream().filter(e -> e.index() > applied.get(c.id())).toList()) {
                 if (e.type() == EntryType.CONF_CHANGE) {
                   String[] cc = e.data().toStringUtf8().split(" ");
-                  c.applyConfChange(cc[0].equals("add"), Long.parseLong(cc[1]));
-                  out.append(String.format("  %d voters %s%n", c.id(), c.voters()));
+                  ConfChangeKind kind = switch (cc[0]) {
+                    case "add", "promote" -> ConfChangeKind.ADD_VOTER;
+                    case "learner" -> ConfChangeKind.ADD_LEARNER;
+                    default -> ConfChangeKind.REMOVE;
+                  };
+                  c.applyConfChange(kind, Long.parseLong(cc[1]));
+                  out.append(String.format("  %d voters %s%s%n", c.id(), c.voters(),
+                      c.learners().isEmpty() ? "" : " learners " + c.learners()));
                 }
               }
               applied.put(c.id(), rd.committedEntries().get(rd.committedEntries().size() - 1).index());

@@ -40,13 +40,14 @@ class RaftSimulationTest {
     }
 
     void start(List<Long> voters, SplittableRandom random) {
-      core = new RaftCore(new RaftConfig(id, voters, 10, 1, applied, 64, 4096, true, true, random.split()), storage);
+      core = new RaftCore(new RaftConfig(id, voters, learners, 10, 1, applied, 64, 4096, true, true, random.split()), storage);
     }
   }
 
   private record InFlight(Message m, int deliverAt) {}
 
   private SplittableRandom random;
+  private List<Long> learners = List.of();
   private List<Node> nodes;
   private List<InFlight> network;
   private Set<Long> isolated;
@@ -89,7 +90,9 @@ class RaftSimulationTest {
       voters.add(i);
     }
     nodes = new ArrayList<>();
-    for (long id : voters) {
+    // One more member, a learner: it gets the log but never votes, counts or leads.
+    learners = List.of((long) size + 1);
+    for (long id = 1; id <= size + 1; id++) {
       nodes.add(new Node(id, voters, random));
     }
     network = new ArrayList<>();
@@ -112,16 +115,16 @@ class RaftSimulationTest {
       if (action < 45) {
         deliverDue();
       } else if (action < 75) {
-        node(random.nextInt(size)).core.tick();
+        node(random.nextInt(size + 1)).core.tick();
       } else if (action < 88) {
-        Node n = node(random.nextInt(size));
+        Node n = node(random.nextInt(size + 1));
         try {
           n.core.propose(List.of(ByteString.copyFromUtf8("p" + proposalNo++)));
         } catch (ProposalDroppedException ignored) {
           // no leader known: a client would retry
         }
       } else if (action < 90) {
-        Node n = node(random.nextInt(size));
+        Node n = node(random.nextInt(size + 1));
         String ctx = n.id + ":r" + step;
         long known = nodes.stream().mapToLong(x -> x.core.committedIndex()).max().orElse(0);
         try {
@@ -133,10 +136,10 @@ class RaftSimulationTest {
       } else if (action < 93) {
         changePartition(size);
       } else if (action < 95) {
-        restart(node(random.nextInt(size)), voters);
+        restart(node(random.nextInt(size + 1)), voters);
       } else if (action < 96) {
         // a leadership transfer asked of a random member (only a leader acts on it)
-        node(random.nextInt(size)).core.transferLeadership(1L + random.nextInt(size));
+        node(random.nextInt(size + 1)).core.transferLeadership(1L + random.nextInt(size));
       } else {
         deliverDue();
       }
@@ -248,6 +251,9 @@ class RaftSimulationTest {
         // the driver compacts its log behind what it applied: lagging members then need snapshots
         n.storage.compact(n.applied - random.nextInt(5));
       }
+      if (learners.contains(n.id) && n.core.role() != StateRole.FOLLOWER) {
+        throw new AssertionError("learner " + n.id + " became " + n.core.role());
+      }
       if (n.core.role() == StateRole.LEADER) {
         Long prior = leaderOfTerm.putIfAbsent(n.core.term(), n.id);
         if (prior != null && prior != n.id) {
@@ -310,7 +316,7 @@ class RaftSimulationTest {
     }
     to.applied = index;
     to.core.installSnapshot(from.id, leaderTerm, new SnapshotPoint(index, appliedAt.get(index).term()),
-        from.core.voters());
+        from.core.voters(), from.core.learners());
     snapshotsInstalled++;
   }
 

@@ -36,9 +36,10 @@ public final class RaftInbox {
 
   /**
    * The state machine was replaced by a snapshot ending at {@code point}, sent by {@code from} as
-   * leader of {@code term}; {@code voters} is the configuration the snapshot holds.
+   * leader of {@code term}; {@code voters} and {@code learners} are the configuration it holds.
    */
-  public record SnapshotInstalled(long from, long term, io.akkaetcd.raft.SnapshotPoint point, List<Long> voters) {}
+  public record SnapshotInstalled(long from, long term, io.akkaetcd.raft.SnapshotPoint point, List<Long> voters,
+                                  List<Long> learners) {}
   private final AtomicBoolean flushPending = new AtomicBoolean();
   private volatile ActorRef<RaftMember.Command> member;
 

@@ -18,6 +18,7 @@ import com.google.protobuf.ByteString;
 import io.akkaetcd.proto.raftpb.ConfChange;
 import io.akkaetcd.proto.raftpb.ConfChangeType;
 import io.akkaetcd.proto.raftpb.LogAppended;
+import io.akkaetcd.raft.ConfChangeKind;
 import io.akkaetcd.raft.Entry;
 import io.akkaetcd.raft.MemoryStorage;
 import io.akkaetcd.raft.Message;
@@ -84,7 +85,7 @@ public final class RaftMember
    * @param catchUpEntries applied entries kept in the log for followers that lag a little (etcd's
    *     SnapshotCatchUpEntries); one further behind is sent a snapshot of the state machine
    */
-  public record Settings(long memberId, List<Long> voters, Duration heartbeatInterval, int electionTicks,
+  public record Settings(long memberId, List<Long> voters, List<Long> learners, Duration heartbeatInterval, int electionTicks,
                          LongSupplier appliedIndex, LongSupplier appliedTerm, LongSupplier durableAppliedIndex,
                          int snapshotEveryEvents, int catchUpEntries) {}
 
@@ -227,7 +228,7 @@ public final class RaftMember
           applied, recoveredRestart.term(), log.storage.firstIndex(), log.storage.lastIndex());
       log.storage.resetTo(recoveredRestart.index(), recoveredRestart.term());
     }
-    RaftConfig config = new RaftConfig(settings.memberId(), settings.voters(), settings.electionTicks(), 1,
+    RaftConfig config = new RaftConfig(settings.memberId(), settings.voters(), settings.learners(), settings.electionTicks(), 1,
         applied, MAX_INFLIGHT_APPENDS, MAX_APPEND_BYTES, true, true, RandomGenerator.of("L64X128MixRandom"));
     core = new RaftCore(config, log.storage);
     persistedHard = log.storage.hardState();
@@ -317,7 +318,7 @@ public final class RaftMember
       core.reportSnapshot(to);
     }
     for (RaftInbox.SnapshotInstalled s : inbox.drainSnapshotsInstalled()) {
-      if (core.installSnapshot(s.from(), s.term(), s.point(), s.voters())) {
+      if (core.installSnapshot(s.from(), s.term(), s.point(), s.voters(), s.learners())) {
         ctx.getLog().info("{} restored its log from a snapshot at {} (term {}) sent by {}",
             Long.toHexString(settings.memberId()), s.point().index(), s.point().term(), Long.toHexString(s.from()));
       }
@@ -403,7 +404,7 @@ public final class RaftMember
     long electedAt = core.leader() != 0 && core.leader() != before.leader() ? System.nanoTime()
         : before.leaderElectedNanos();
     status.set(new RaftStatus(core.term(), core.leader(), core.role(), core.committedIndex(),
-        log.storage.firstIndex(), electedAt));
+        log.storage.firstIndex(), electedAt, learnerMatches()));
     if (core.role() != StateRole.LEADER && core.leader() == 0) {
       failPendingReads();
     }
@@ -427,16 +428,32 @@ public final class RaftMember
     }
   }
 
+  /** On the leader, how far each learner has caught up (for MemberPromote); empty elsewhere. */
+  private Map<Long, Long> learnerMatches() {
+    if (core.role() != StateRole.LEADER || core.learners().isEmpty()) {
+      return Map.of();
+    }
+    Map<Long, Long> matches = new HashMap<>();
+    core.learners().forEach(l -> matches.put(l, core.matchOf(l)));
+    return Map.copyOf(matches);
+  }
+
   private void applyConfChange(Entry e) {
     try {
       ConfChange cc = ConfChange.parseFrom(e.data());
       if (cc.getType() == ConfChangeType.UPDATE_MEMBER) {
         return; // new peer URLs only: the transport follows the applied membership
       }
-      core.applyConfChange(cc.getType() == ConfChangeType.ADD_MEMBER, cc.getMemberId());
-      ctx.getLog().info("{} applied configuration change at {}: {} {}; voters now {}",
+      ConfChangeKind kind = switch (cc.getType()) {
+        case ADD_MEMBER, PROMOTE_MEMBER -> ConfChangeKind.ADD_VOTER;
+        case ADD_LEARNER -> ConfChangeKind.ADD_LEARNER;
+        default -> ConfChangeKind.REMOVE;
+      };
+      core.applyConfChange(kind, cc.getMemberId());
+      ctx.getLog().info("{} applied configuration change at {}: {} {}; voters now {}, learners {}",
           Long.toHexString(settings.memberId()), e.index(), cc.getType(), Long.toHexString(cc.getMemberId()),
-          core.voters().stream().map(Long::toHexString).toList());
+          core.voters().stream().map(Long::toHexString).toList(),
+          core.learners().stream().map(Long::toHexString).toList());
     } catch (com.google.protobuf.InvalidProtocolBufferException ex) {
       ctx.getLog().error("configuration change at {} is unreadable; skipped", e.index(), ex);
     }

@@ -61,7 +61,7 @@ class RaftMemberTest {
   private Member spawn(String name, AtomicLong appliedIndex, long id) {
     TestProbe<List<Entry>> applied = testKit.createTestProbe();
     AtomicReference<RaftStatus> status = new AtomicReference<>(RaftStatus.INITIAL);
-    RaftMember.Settings settings = new RaftMember.Settings(id, List.of(id), Duration.ofMillis(100), 10,
+    RaftMember.Settings settings = new RaftMember.Settings(id, List.of(id), List.of(), Duration.ofMillis(100), 10,
         appliedIndex::get, () -> 0, appliedIndex::get, 100, KEPT);
     RaftInbox inbox = new RaftInbox();
     ActorRef<RaftMember.Command> ref = testKit.spawn(RaftMember.create(settings, inbox, m -> { },
