@@ -192,12 +192,17 @@ public final class WatchRouter extends AbstractBehavior<WatchRouter.Command> {
     return sync();
   }
 
-  /** etcd notifies only watches that have seen everything: the header says how far that is. */
+  /**
+   * etcd notifies only watches that have seen everything: the header says how far that is. It
+   * carries the revision the watches were checked against, never a later one read afterwards: a
+   * notification must not claim a revision whose events the watch has not been sent (clients
+   * resume from it).
+   */
   private Behavior<Command> notifyProgress() {
     long current = store.currentRevision();
     for (Watch w : watches.values()) {
       if (w.progressNotify && w.next > current) {
-        sendControl(response(w.id));
+        sendControl(response(w.id, current));
       }
     }
     return this;
@@ -213,7 +218,9 @@ public final class WatchRouter extends AbstractBehavior<WatchRouter.Command> {
     }
     long start = c.getStartRevision() > 0 ? c.getStartRevision() : current + 1;
     watches.put(id, new Watch(id, c, start));
-    sendControl(response(id).setCreated(true));
+    // The header says the revision the watch starts after (when it starts now): a client resuming
+    // from it must not skip an event committed since.
+    sendControl(response(id, current).setCreated(true));
   }
 
   private long nextFreeId() {
@@ -309,7 +316,11 @@ public final class WatchRouter extends AbstractBehavior<WatchRouter.Command> {
   }
 
   private WatchResponse.Builder response(long watchId) {
-    return WatchResponse.newBuilder().setHeader(header.apply(store.currentRevision())).setWatchId(watchId);
+    return response(watchId, store.currentRevision());
+  }
+
+  private WatchResponse.Builder response(long watchId, long revision) {
+    return WatchResponse.newBuilder().setHeader(header.apply(revision)).setWatchId(watchId);
   }
 
   /** Queues a control response behind those still waiting and offers what the buffer takes. */

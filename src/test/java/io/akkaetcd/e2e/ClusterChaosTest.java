@@ -11,17 +11,19 @@ import io.etcd.jetcd.KV;
 import io.etcd.jetcd.KeyValue;
 import io.etcd.jetcd.Watch;
 import io.etcd.jetcd.kv.GetResponse;
+import io.etcd.jetcd.kv.TxnResponse;
 import io.etcd.jetcd.op.Cmp;
 import io.etcd.jetcd.op.CmpTarget;
+import io.etcd.jetcd.options.DeleteOption;
 import io.etcd.jetcd.options.GetOption;
 import io.etcd.jetcd.options.PutOption;
 import io.etcd.jetcd.options.WatchOption;
 import io.etcd.jetcd.watch.WatchEvent;
+import io.etcd.jetcd.watch.WatchResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.Collections;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -31,6 +33,8 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.locks.LockSupport;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
 
@@ -38,11 +42,18 @@ import org.junit.jupiter.api.Test;
  * Three akka-etcd members (five with {@code -Dchaos.members=5}) as separate JVMs under faults: kill -9 of the leader, SIGSTOP of a
  * follower and of the leader, the leader cut off from the others, and a bridge (two members that
  * cannot reach each other but both reach the third). Meanwhile clients on every member read,
- * write, compare-and-swap and delete a few registers, and a writer puts distinct keys.
+ * write, compare-and-swap and delete a few registers, and a writer puts distinct keys, every third
+ * time in a txn of several puts and a delete (one revision, several events).
  *
  * <p>Checked afterwards: the register history is linearizable ({@link Linearizability}); every
- * acknowledged write is on every member; all members reach the same revision and HashKV; a watch
- * opened at the start saw every acknowledged distinct key once, in revision order.
+ * acknowledged write is on every member; all members reach the same revision and HashKV; and the
+ * watches on the writer's keys kept etcd's six watch guarantees ({@link WatchGuarantees}). Those
+ * watches: one per member pinned to it from revision 1 (with progress notifications), one over
+ * every member, and two opened mid-run at revisions taken from the writer's responses (one in the
+ * past, so it replays history on a member just restarted; one on a member just thawed). The
+ * leader's kill -9 breaks the stream of the watch pinned to it and jetcd resumes it; the watches
+ * of a replaced member are resumed by the test on its successor from the last revision seen + 1.
+ * Progress is also requested on every watch while the writer writes.
  */
 class ClusterChaosTest {
   private static final List<String> REGISTERS = List.of("reg-0", "reg-1", "reg-2");
@@ -54,6 +65,19 @@ class ClusterChaosTest {
 
   private final List<Op> history = new CopyOnWriteArrayList<>();
   private final Map<String, String> acked = new ConcurrentHashMap<>();
+  /** The writer's acknowledged writes: revision → its events under {@value #WATCHED}, in operation order. */
+  private final Map<Long, List<WatchGuarantees.Event>> written = new ConcurrentHashMap<>();
+  /** The revision of the writer's latest acknowledged write. */
+  private final AtomicLong lastWritten = new AtomicLong();
+  private final List<RecordedWatch> watches = new CopyOnWriteArrayList<>();
+  /** Every watch covers the writer's keys; the registers are outside. */
+  private static final String WATCHED = "w/";
+  /**
+   * Progress notifications often enough that every fault sees some; logs that keep only 500
+   * applied entries, so a member that was down or is new catches up from snapshots under load.
+   */
+  private static final List<String> FLAGS = List.of("--experimental-watch-progress-notify-interval", "250ms",
+      "--snapshot-count", "500");
   private final AtomicBoolean stop = new AtomicBoolean();
   /** Members removed from the cluster by the test (their processes have stopped). */
   private final List<ServerProcess> retired = new ArrayList<>();
@@ -84,17 +108,15 @@ class ClusterChaosTest {
 
   @Test
   void membersStayLinearizableUnderCrashesPausesAndPartitions() throws Exception {
-    List<ServerProcess> members = ServerProcess.cluster(ServerProcess.Kind.AKKA_ETCD, MEMBERS, List.of());
+    List<ServerProcess> members = ServerProcess.cluster(ServerProcess.Kind.AKKA_ETCD, MEMBERS, FLAGS);
     List<Client> clients = new ArrayList<>();
     List<Thread> workers = new ArrayList<>();
     try {
       String all = String.join(",", members.stream().map(ServerProcess::clientUrl).toList());
-      Client watchClient = Client.builder().endpoints(all.split(",")).build();
-      clients.add(watchClient);
-      List<WatchEvent> watched = new CopyOnWriteArrayList<>();
-      watchClient.getWatchClient().watch(bytes("w/"),
-          WatchOption.builder().isPrefix(true).withRevision(1).build(),
-          Watch.listener(r -> watched.addAll(r.getEvents())));
+      watches.add(new RecordedWatch("any", 1, false, List.copyOf(members)));
+      for (ServerProcess m : members) {
+        watches.add(new RecordedWatch("on-" + m.name(), 1, true, List.of(m)));
+      }
 
       for (int i = 0; i < CLIENTS; i++) {
         // Each client talks to one member, followers and leader alike, and moves to the new
@@ -113,7 +135,7 @@ class ClusterChaosTest {
 
       awaitProgress(20);
       for (int round = 0; round < ROUNDS; round++) {
-        faultCycle(members);
+        faultCycle(members, round == 0);
       }
 
       stop.set(true);
@@ -122,11 +144,13 @@ class ClusterChaosTest {
       }
 
       ServerProcess.awaitConverged(members);
+      long last = 0;
       for (ServerProcess m : members) {
         Set<String> missing = new HashSet<>(acked.keySet());
         try (Client c = Client.builder().endpoints(m.clientUrl()).build()) {
-          GetResponse got = c.getKVClient().get(bytes("w/"), GetOption.builder().isPrefix(true)
+          GetResponse got = c.getKVClient().get(bytes(WATCHED), GetOption.builder().isPrefix(true)
               .withSerializable(true).build()).get(30, TimeUnit.SECONDS);
+          last = Math.max(last, got.getHeader().getRevision());
           for (KeyValue kv : got.getKvs()) {
             String k = kv.getKey().toString(StandardCharsets.UTF_8);
             if (kv.getValue().toString(StandardCharsets.UTF_8).equals(acked.get(k))) {
@@ -136,7 +160,7 @@ class ClusterChaosTest {
         }
         assertTrue(missing.isEmpty(), m.name() + " lacks acknowledged writes " + missing.stream().limit(5).toList());
       }
-      checkWatch(watched);
+      checkWatches(last);
 
       long ops = history.stream().filter(o -> !o.unknown()).count();
       System.out.println("history: " + history.size() + " register operations (" + ops + " with known outcome; unknown: "
@@ -163,6 +187,7 @@ class ClusterChaosTest {
           m.resume();
         }
       });
+      watches.forEach(RecordedWatch::close);
       clients.forEach(Client::close);
       members.forEach(ServerProcess::close);
     }
@@ -172,9 +197,10 @@ class ClusterChaosTest {
    * One cycle of faults, each under load and each healed before the next: kill -9 of the leader,
    * a frozen follower, the leader cut off, a bridge, a frozen leader, a follower replaced (member
    * remove, member add of a new one that joins and catches up). {@code members} follows the
-   * replacement.
+   * replacement, and so do the watches on the member replaced. In the first cycle two watches are
+   * opened on the way, at revisions taken from the writer's responses.
    */
-  private void faultCycle(List<ServerProcess> members) {
+  private void faultCycle(List<ServerProcess> members, boolean openWatches) {
     // 1. kill -9 the leader; the others elect a new one; the old one comes back and catches up.
     ServerProcess leader = ServerProcess.leader(members);
     Instant killed = Instant.now();
@@ -185,6 +211,11 @@ class ClusterChaosTest {
     awaitProgress(20);
     leader.start();
     awaitProgress(20);
+    if (openWatches) {
+      // on the member just restarted, from 100 revisions back: it replays them from its history
+      long from = Math.max(1, lastWritten.get() - 100);
+      watches.add(new RecordedWatch("late-" + leader.name(), from, false, List.of(leader)));
+    }
 
     // 2. a follower frozen for longer than an election timeout
     ServerProcess follower = members.stream().filter(m -> m != ServerProcess.leader(members)).findFirst().orElseThrow();
@@ -218,10 +249,15 @@ class ClusterChaosTest {
     ServerProcess.leader(members.stream().filter(m -> m != frozen).toList());
     awaitProgress(20);
     frozen.resume();
+    if (openWatches) {
+      // on the member just thawed, from the writer's next revision, which it may not have reached yet
+      watches.add(new RecordedWatch("thawed-" + frozen.name(), lastWritten.get() + 1, true, List.of(frozen)));
+    }
     awaitProgress(20);
 
     // 6. a follower replaced under load: removed (its process stops), then a new member added,
-    //    started with --initial-cluster-state existing, caught up from the leader's log
+    //    started with --initial-cluster-state existing, caught up from a snapshot of the leader's
+    //    state machine (the logs keep 500 entries, far fewer than were written by now)
     ServerProcess current = ServerProcess.leader(members);
     ServerProcess out = members.stream().filter(m -> m != current).findFirst().orElseThrow();
     String id = out.memberIdHex();
@@ -230,7 +266,7 @@ class ClusterChaosTest {
     Etcdctl.Result removed = ServerProcess.reconfigure(endpoints(members), "member", "remove", id);
     assertEquals(0, removed.exit(), removed.all());
     assertTrue(out.awaitExit(), out.name() + " still runs after its removal");
-    ServerProcess in = ServerProcess.joining(ServerProcess.Kind.AKKA_ETCD, "j" + (++joined), members, List.of());
+    ServerProcess in = ServerProcess.joining(ServerProcess.Kind.AKKA_ETCD, "j" + (++joined), members, FLAGS);
     Etcdctl.Result added = ServerProcess.reconfigure(endpoints(members), "member", "add", in.name(),
         "--peer-urls=" + in.peerUrl());
     assertEquals(0, added.exit(), added.all());
@@ -241,7 +277,23 @@ class ClusterChaosTest {
         pin(i, in);
       }
     }
+    for (RecordedWatch w : watches) {
+      if (w.on.contains(out)) {
+        List<ServerProcess> to = w.on.size() == 1 ? List.of(in) : List.copyOf(members);
+        w.moveTo(to, out.name() + " removed");
+      }
+    }
     awaitProgress(20);
+    awaitLogged(in, "restored its log from a snapshot");
+  }
+
+  /** The member's log says {@code line} within 20 s (its output reaches the file a little later). */
+  private static void awaitLogged(ServerProcess m, String line) {
+    Instant deadline = Instant.now().plus(Duration.ofSeconds(20));
+    while (!m.log().contains(line)) {
+      assertTrue(Instant.now().isBefore(deadline), "no '" + line + "' in the log of " + m.name());
+      LockSupport.parkNanos(100_000_000L); // polling the log file, bounded by the deadline
+    }
   }
 
   private static String endpoints(List<ServerProcess> members) {
@@ -328,15 +380,52 @@ class ClusterChaosTest {
     return false;
   }
 
+  /**
+   * Puts distinct keys; every third write is a txn of three new keys and the delete of the key put
+   * just before (one revision, four events, or three if that put was lost). Every few writes it
+   * asks each watch for progress.
+   */
   private void distinctWriter(KV kv) {
     for (int n = 0; !stop.get(); n++) {
+      if (n % 8 == 0) {
+        watches.forEach(RecordedWatch::requestProgress);
+      }
       String key = String.format("w/%06d", n);
       String value = "v" + n;
+      boolean txn = n % 3 == 2;
+      String previous = String.format("w/%06d", n - 1);
       try {
-        kv.put(bytes(key), bytes(value)).get(OP_TIMEOUT_MS, TimeUnit.MILLISECONDS);
-        acked.put(key, value);
+        long revision;
+        List<WatchGuarantees.Event> events = new ArrayList<>();
+        if (txn) {
+          List<String> keys = List.of(key + "-0", key + "-1", key + "-2");
+          List<io.etcd.jetcd.op.Op> ops = new ArrayList<>();
+          keys.forEach(k -> ops.add(io.etcd.jetcd.op.Op.put(bytes(k), bytes(value), PutOption.DEFAULT)));
+          ops.add(io.etcd.jetcd.op.Op.delete(bytes(previous), DeleteOption.DEFAULT));
+          TxnResponse r = kv.txn().Then(ops.toArray(io.etcd.jetcd.op.Op[]::new)).commit()
+              .get(OP_TIMEOUT_MS, TimeUnit.MILLISECONDS);
+          revision = r.getHeader().getRevision();
+          for (String k : keys) {
+            events.add(WatchGuarantees.Event.put(k, revision, value));
+            acked.put(k, value);
+          }
+          if (r.getDeleteResponses().get(0).getDeleted() > 0) {
+            events.add(WatchGuarantees.Event.delete(previous, revision));
+          }
+          acked.remove(previous);
+        } else {
+          revision = kv.put(bytes(key), bytes(value)).get(OP_TIMEOUT_MS, TimeUnit.MILLISECONDS)
+              .getHeader().getRevision();
+          events.add(WatchGuarantees.Event.put(key, revision, value));
+          acked.put(key, value);
+        }
+        written.put(revision, events);
+        lastWritten.accumulateAndGet(revision, Math::max);
       } catch (Exception e) {
-        // unknown outcome: not counted as acknowledged
+        // unknown outcome: not counted as acknowledged; the txn's delete may or may not have happened
+        if (txn) {
+          acked.remove(previous);
+        }
       }
     }
   }
@@ -367,32 +456,175 @@ class ClusterChaosTest {
     }
   }
 
-
-
-  /** The watch saw every acknowledged key (once, as a put), in increasing revision order. */
-  private void checkWatch(List<WatchEvent> watched) {
+  /**
+   * Once every watch says (by a progress response) it got as far as {@code last}, the cluster's final
+   * revision, checks the six guarantees on what each delivered, against the writer's acknowledged
+   * writes and against each other.
+   */
+  private void checkWatches(long last) {
     Instant deadline = Instant.now().plus(Duration.ofSeconds(30));
-    while (!seenAll(watched) && Instant.now().isBefore(deadline)) {
-      pause(50);
+    for (RecordedWatch w : watches) {
+      while (w.vouchedUpTo() < last && Instant.now().isBefore(deadline)) {
+        w.requestProgress();
+        pause(100);
+      }
     }
-    List<WatchEvent> events = new ArrayList<>(watched);
-    long previous = 0;
-    Set<String> seen = new HashSet<>();
-    for (WatchEvent e : events) {
-      long rev = e.getKeyValue().getModRevision();
-      assertTrue(rev > previous, "watch events out of order or repeated at revision " + rev);
-      previous = rev;
-      assertTrue(seen.add(e.getKeyValue().getKey().toString(StandardCharsets.UTF_8)), "key delivered twice");
+    List<WatchGuarantees.History> histories = new ArrayList<>();
+    for (RecordedWatch w : watches) {
+      WatchGuarantees.History h = w.history(last);
+      histories.add(h);
+      System.out.println("watch " + h.name() + " from " + h.start() + ": " + h.events().size() + " events, "
+          + count(h, WatchGuarantees.Progress.class) + " progress responses, "
+          + count(h, WatchGuarantees.Resumed.class) + " resumes, vouched up to " + w.vouchedUpTo() + " of " + last);
     }
-    Set<String> missing = new HashSet<>(acked.keySet());
-    missing.removeAll(seen);
-    assertEquals(Collections.emptySet(), missing, "acknowledged writes the watch never delivered");
+    WatchGuarantees.Report report = WatchGuarantees.check(written, histories);
+    assertTrue(report.ok(), report::toString);
+    for (RecordedWatch w : watches) {
+      assertTrue(w.vouchedUpTo() >= last, "watch " + w.name + " answered no progress request at revision " + last
+          + " or later within 30 s (up to " + w.vouchedUpTo() + ")");
+    }
+    // what the checks are about did happen
+    assertTrue(written.values().stream().anyMatch(events -> events.size() > 1), "no multi-key txn acknowledged");
+    assertTrue(histories.stream().anyMatch(h -> count(h, WatchGuarantees.Resumed.class) > 0), "no watch was resumed");
   }
 
-  private boolean seenAll(List<WatchEvent> watched) {
-    Set<String> seen = watched.stream().map(e -> e.getKeyValue().getKey().toString(StandardCharsets.UTF_8))
-        .collect(Collectors.toSet());
-    return seen.containsAll(acked.keySet());
+  private static long count(WatchGuarantees.History h, Class<? extends WatchGuarantees.Delivery> kind) {
+    return h.deliveries().stream().filter(kind::isInstance).count();
+  }
+
+  /**
+   * A watch on {@value #WATCHED} through its own jetcd client on the given members (one, or all),
+   * recording every response as a {@link WatchGuarantees.Delivery}. jetcd resumes it when its
+   * stream breaks (recorded as a resume); {@link #moveTo} resumes it on other members.
+   *
+   * <p>Never calls jetcd while holding its own lock: jetcd calls the listener while holding its own.
+   */
+  private static final class RecordedWatch {
+    final String name;
+    final long start;
+    private final boolean progressNotify;
+    /** The members its client talks to. Confined to the test's main thread. */
+    List<ServerProcess> on;
+    private final List<WatchGuarantees.Delivery> deliveries = new ArrayList<>();
+    /** Responses from a watcher replaced by {@link #moveTo} are no longer this watch's. */
+    private int generation;
+    private Client client;
+    private Watch.Watcher watcher;
+
+    RecordedWatch(String name, long start, boolean progressNotify, List<ServerProcess> on) {
+      this.name = name;
+      this.start = start;
+      this.progressNotify = progressNotify;
+      open(on, start, nextGeneration());
+    }
+
+    private synchronized int nextGeneration() {
+      return ++generation;
+    }
+
+    private void open(List<ServerProcess> members, long from, int gen) {
+      Client c = Client.builder()
+          .endpoints(members.stream().map(ServerProcess::clientUrl).toArray(String[]::new)).build();
+      Watch.Watcher w = c.getWatchClient().watch(bytes(WATCHED),
+          WatchOption.builder().isPrefix(true).withRevision(from).withProgressNotify(progressNotify).build(),
+          Watch.listener(r -> record(gen, r), e -> broken(gen, e)));
+      synchronized (this) {
+        on = members;
+        client = c;
+        watcher = w;
+      }
+    }
+
+    private synchronized void record(int gen, WatchResponse r) {
+      if (gen != generation) {
+        return;
+      }
+      if (!r.getEvents().isEmpty()) {
+        deliveries.add(new WatchGuarantees.Events(r.getEvents().stream().map(RecordedWatch::event).toList()));
+      } else if (r.isProgressNotify()) {
+        deliveries.add(new WatchGuarantees.Progress(r.getHeader().getRevision()));
+      }
+    }
+
+    private synchronized void broken(int gen, Throwable e) {
+      // jetcd retries every half second while the member is down: one resume for all of them
+      boolean resumedAlready = !deliveries.isEmpty()
+          && deliveries.get(deliveries.size() - 1) instanceof WatchGuarantees.Resumed;
+      if (gen == generation && !resumedAlready) {
+        deliveries.add(new WatchGuarantees.Resumed(e.getMessage()));
+      }
+    }
+
+    private static WatchGuarantees.Event event(WatchEvent e) {
+      String key = e.getKeyValue().getKey().toString(StandardCharsets.UTF_8);
+      long revision = e.getKeyValue().getModRevision();
+      return e.getEventType() == WatchEvent.EventType.DELETE
+          ? WatchGuarantees.Event.delete(key, revision)
+          : WatchGuarantees.Event.put(key, revision, e.getKeyValue().getValue().toString(StandardCharsets.UTF_8));
+    }
+
+    /** The highest revision this watch has seen: its last event or progress response. */
+    private synchronized long seenUpTo() {
+      long seen = start - 1;
+      for (WatchGuarantees.Delivery d : deliveries) {
+        if (d instanceof WatchGuarantees.Events e) {
+          seen = Math.max(seen, e.events().get(e.events().size() - 1).revision());
+        } else if (d instanceof WatchGuarantees.Progress p) {
+          seen = Math.max(seen, p.revision());
+        }
+      }
+      return seen;
+    }
+
+    /** The highest revision a progress response vouched for. */
+    synchronized long vouchedUpTo() {
+      return deliveries.stream().filter(d -> d instanceof WatchGuarantees.Progress)
+          .mapToLong(d -> ((WatchGuarantees.Progress) d).revision()).max().orElse(0);
+    }
+
+    /** Closes this watch and resumes it on {@code members} from the last revision it saw + 1. */
+    void moveTo(List<ServerProcess> members, String why) {
+      long from;
+      int gen;
+      synchronized (this) {
+        gen = nextGeneration();
+        from = seenUpTo() + 1;
+        deliveries.add(new WatchGuarantees.Resumed(why + ", resumed at " + from + " on "
+            + members.stream().map(ServerProcess::name).toList()));
+      }
+      closeClient();
+      open(members, from, gen);
+    }
+
+    void requestProgress() {
+      Watch.Watcher w;
+      synchronized (this) {
+        w = watcher;
+      }
+      w.requestProgress();
+    }
+
+    WatchGuarantees.History history(long end) {
+      synchronized (this) {
+        return new WatchGuarantees.History(name, k -> k.startsWith(WATCHED), start, deliveries, end);
+      }
+    }
+
+    void close() {
+      nextGeneration();
+      closeClient();
+    }
+
+    private void closeClient() {
+      Watch.Watcher w;
+      Client c;
+      synchronized (this) {
+        w = watcher;
+        c = client;
+      }
+      w.close();
+      c.close();
+    }
   }
 
   private static ByteSequence bytes(String s) {
