@@ -112,6 +112,7 @@ public final class EtcdServer implements EtcdMember, AutoCloseable {
   private final String clusterVersion;
   private final List<ServerBinding> bindings;
   private final PromoteForwarding promotions;
+  private final java.util.concurrent.atomic.AtomicBoolean quarantined = new java.util.concurrent.atomic.AtomicBoolean();
   /** Set when the member stopped because a vital actor failed, not because it was asked to. */
   private final java.util.concurrent.atomic.AtomicBoolean failed;
   /** Completes once the actors are stopped and the store is closed. */
@@ -208,8 +209,15 @@ public final class EtcdServer implements EtcdMember, AutoCloseable {
         ctx.spawn(PeerTransport.receiver(inbox::deliver, filter), PeerTransport.RECEIVER);
         Adapter.actorOf(ctx, ClusterJoin.endpoint(membership), ClusterJoin.ENDPOINT);
         if (filter.active()) {
-          classic.scheduler().scheduleWithFixedDelay(Duration.ofMillis(50), Duration.ofMillis(50), filter::reload,
-              classic.dispatcher());
+          Quarantine.Injected injected = new Quarantine.Injected(classic, filter, id -> peerAddress(membership, id));
+          classic.scheduler().scheduleWithFixedDelay(Duration.ofMillis(50), Duration.ofMillis(50), () -> {
+            filter.reload();
+            try {
+              injected.apply();
+            } catch (RuntimeException e) {
+              log.warn("fault injection: quarantine failed", e);
+            }
+          }, classic.dispatcher());
         }
       }
       LeaseForwarding forwarding = new LeaseForwarding(lessor, keeper, status::get,
@@ -279,6 +287,12 @@ public final class EtcdServer implements EtcdMember, AutoCloseable {
         system.terminate();
       }
     });
+    if (!peers.isEmpty()) {
+      Quarantine.onQuarantined(Adapter.toClassic(system), () -> {
+        server.quarantined.set(true);
+        system.terminate();
+      });
+    }
     system.getWhenTerminated().whenComplete((d, e) -> {
       wait.failAll(EtcdError.STOPPED.exception());
       store.close();
@@ -419,7 +433,8 @@ public final class EtcdServer implements EtcdMember, AutoCloseable {
 
   /**
    * Voters other than {@code except} that are running, as this member sees them: itself, and every
-   * peer that Akka Cluster has Up and does not find unreachable (its failure detector's gossip).
+   * peer that Akka Cluster has Up (or WeaklyUp) and does not find unreachable (its failure
+   * detector's gossip).
    */
   private int startedVoters(ClusterMembers now, long except) {
     akka.cluster.Cluster cluster = akka.cluster.Cluster.get(Adapter.toClassic(system));
@@ -427,7 +442,10 @@ public final class EtcdServer implements EtcdMember, AutoCloseable {
     akka.cluster.ClusterEvent.CurrentClusterState state = cluster.state();
     java.util.Set<akka.cluster.Member> unreachable = state.getUnreachable();
     state.getMembers().forEach(m -> {
-      if (m.status() == akka.cluster.MemberStatus.up() && !unreachable.contains(m)) {
+      // WeaklyUp too: a restarted member's new incarnation waits in WeaklyUp until Akka Cluster
+      // has removed its old, unreachable one, yet it runs and takes part in Raft already.
+      boolean up = m.status() == akka.cluster.MemberStatus.up() || m.status() == akka.cluster.MemberStatus.weaklyUp();
+      if (up && !unreachable.contains(m)) {
         running.add(m.address().toString());
       }
     });
@@ -550,6 +568,15 @@ public final class EtcdServer implements EtcdMember, AutoCloseable {
   /** The address each --listen-client-urls is bound to (the real port when 0 was asked). */
   public List<InetSocketAddress> clientAddresses() {
     return bindings.stream().map(ServerBinding::localAddress).toList();
+  }
+
+  /**
+   * True if the member stopped because another member quarantined its Akka incarnation: it can
+   * never talk to that member again as it is, so it stopped to be started again, as a new
+   * incarnation, from the same data directory ({@link Main} does so).
+   */
+  public boolean quarantined() {
+    return quarantined.get();
   }
 
   /** True unless the member stopped by itself because a vital actor failed. */

@@ -42,6 +42,12 @@ public final class Main {
     try {
       EtcdServer server = EtcdServer.start(config);
       server.whenTerminated().toCompletableFuture().join();
+      while (server.quarantined()) {
+        // Another member quarantined this incarnation: start again as a new one, same data.
+        org.slf4j.LoggerFactory.getLogger(Main.class).warn("restarting the member as a new Akka incarnation");
+        server = EtcdServer.start(config);
+        server.whenTerminated().toCompletableFuture().join();
+      }
       if (!server.stoppedOnRequest()) {
         System.exit(1);
       }

@@ -206,6 +206,18 @@ final class ServerProcess implements AutoCloseable {
     }
   }
 
+  /**
+   * Has this member quarantine the named member's Akka incarnation (akka-etcd's fault injection,
+   * like a manual down): the quarantined member must restart its actor system by itself.
+   */
+  void quarantine(String name) {
+    cutOff(java.util.Set.of("quarantine " + name));
+  }
+
+  long pid() {
+    return process.pid();
+  }
+
   private static final java.util.regex.Pattern MEMBER_ID = java.util.regex.Pattern.compile("\"member_id\":(\\d+)");
   private static final java.util.regex.Pattern LEADER_ID = java.util.regex.Pattern.compile("\"leader\":(\\d+)");
 

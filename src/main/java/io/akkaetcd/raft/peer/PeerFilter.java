@@ -12,8 +12,9 @@ import java.util.Set;
  * Fault injection for tests: the peers this member must neither send to nor hear from, read from
  * a file of member names (one per line) that a test rewrites to cut and heal links. Messages to
  * and from a blocked peer are dropped at this member's edge of the peer transport, which is what a
- * network partition does to Raft. Off unless {@code akka-etcd.fault-injection.blocked-peers-file}
- * is set; never set by etcd's flags.
+ * network partition does to Raft. A line {@code quarantine <name>} instead asks this member to
+ * quarantine that member's Akka incarnation (see {@link #quarantineRequests}). Off unless
+ * {@code akka-etcd.fault-injection.blocked-peers-file} is set; never set by etcd's flags.
  */
 public final class PeerFilter {
   public static final PeerFilter NONE = new PeerFilter(null, Map::of);
@@ -22,6 +23,8 @@ public final class PeerFilter {
   /** Member ids by name, as of now (members come and go). */
   private final java.util.function.Supplier<Map<String, Long>> idsByName;
   private volatile Set<Long> blocked = Set.of();
+  private volatile Set<Long> quarantine = Set.of();
+  private static final String QUARANTINE = "quarantine ";
 
   private PeerFilter(Path file, java.util.function.Supplier<Map<String, Long>> idsByName) {
     this.file = file;
@@ -50,19 +53,28 @@ public final class PeerFilter {
       return;
     }
     Set<Long> next = new HashSet<>();
+    Set<Long> toQuarantine = new HashSet<>();
     Map<String, Long> ids = idsByName.get();
     try {
       if (Files.exists(file)) {
         for (String line : Files.readAllLines(file, StandardCharsets.UTF_8)) {
-          Long id = ids.get(line.trim());
+          boolean q = line.startsWith(QUARANTINE);
+          Long id = ids.get((q ? line.substring(QUARANTINE.length()) : line).trim());
           if (id != null) {
-            next.add(id);
+            (q ? toQuarantine : next).add(id);
           }
         }
       }
     } catch (IOException e) {
       next.clear();
+      toQuarantine.clear();
     }
     blocked = Set.copyOf(next);
+    quarantine = Set.copyOf(toQuarantine);
+  }
+
+  /** The members whose current Akka incarnation this member is asked to quarantine. */
+  public Set<Long> quarantineRequests() {
+    return quarantine;
   }
 }

@@ -1,0 +1,56 @@
+package io.akkaetcd.e2e;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A member whose Akka incarnation another member quarantines (as a manual down would) can never
+ * talk to it again as it is: it restarts its actor system by itself, in the same process, as a new
+ * incarnation from its data directory, and rejoins: it serves what was written meanwhile and the
+ * members converge.
+ */
+class ClusterQuarantineTest {
+
+  @Test
+  void aQuarantinedMemberRestartsItsActorSystemAndRejoins() throws Exception {
+    List<ServerProcess> members = ServerProcess.cluster(ServerProcess.Kind.AKKA_ETCD, 3, List.of());
+    try {
+      ServerProcess by = members.get(0);
+      ServerProcess victim = members.get(2);
+      long pid = victim.pid();
+      assertEquals(0, Etcdctl.run(by.endpoint(), "put", "before", "1").exit());
+
+      by.quarantine(victim.name());
+      awaitLogged(victim, "restarting the member as a new Akka incarnation");
+      by.cutOff(java.util.Set.of()); // the request is withdrawn; the new incarnation is welcome
+
+      assertEquals(0, Etcdctl.run(by.endpoint(), "put", "after", "2").exit());
+      Instant deadline = Instant.now().plus(Duration.ofSeconds(60));
+      Etcdctl.Result r;
+      while (!(r = Etcdctl.run(victim.endpoint(), "get", "after", "--print-value-only")).stdout().trim().equals("2")) {
+        assertTrue(Instant.now().isBefore(deadline), "the restarted member serves the new write:\n" + r.all());
+        Thread.sleep(200); // it is restarting; bounded by the deadline
+      }
+      assertTrue(victim.alive() && victim.pid() == pid, "restarted inside the same process");
+      ServerProcess.awaitConverged(members);
+    } catch (Throwable t) {
+      members.forEach(m -> System.out.println("---- " + m.name() + " log\n" + m.log()));
+      throw t;
+    } finally {
+      members.forEach(ServerProcess::close);
+    }
+  }
+
+  private static void awaitLogged(ServerProcess m, String line) throws InterruptedException {
+    Instant deadline = Instant.now().plus(Duration.ofSeconds(30));
+    while (!m.log().contains(line)) {
+      assertTrue(Instant.now().isBefore(deadline), "no '" + line + "' in the log of " + m.name());
+      Thread.sleep(100); // polling the log file, bounded by the deadline
+    }
+  }
+}
