@@ -203,10 +203,10 @@ public final class EtcdServer implements EtcdMember, AutoCloseable {
       akka.actor.ActorSystem classic = Adapter.toClassic(ctx.getSystem());
       PeerTransport transport = null;
       if (!peers.isEmpty()) {
-        PeerTransport t = new PeerTransport(classic, peers, filter);
+        PeerTransport t = new PeerTransport(classic, peers, filter, members.clusterId());
         membership.onChange(m -> t.update(peerUrls(m)));
         transport = t;
-        ctx.spawn(PeerTransport.receiver(inbox::deliver, filter), PeerTransport.RECEIVER);
+        ctx.spawn(PeerTransport.receiver(inbox::deliver, filter, members.clusterId()), PeerTransport.RECEIVER);
         Adapter.actorOf(ctx, ClusterJoin.endpoint(membership), ClusterJoin.ENDPOINT);
         if (filter.active()) {
           Quarantine.Injected injected = new Quarantine.Injected(classic, filter, id -> peerAddress(membership, id));

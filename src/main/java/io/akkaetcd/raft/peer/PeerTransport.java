@@ -28,14 +28,21 @@ public final class PeerTransport {
   public static final String SYSTEM = "akka-etcd";
   public static final String RECEIVER = "raft-peer";
 
+  private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(PeerTransport.class);
+
   private final ExtendedActorSystem system;
   private final PeerFilter filter;
+  private final long clusterId;
   private volatile Map<Long, ActorRef> peers = Map.of();
 
-  /** @param peerUrls every other member's first peer URL, by member id */
-  public PeerTransport(ActorSystem system, Map<Long, URI> peerUrls, PeerFilter filter) {
+  /**
+   * @param peerUrls every other member's first peer URL, by member id
+   * @param clusterId this member's cluster, stamped on every message sent
+   */
+  public PeerTransport(ActorSystem system, Map<Long, URI> peerUrls, PeerFilter filter, long clusterId) {
     this.system = (ExtendedActorSystem) system;
     this.filter = filter;
+    this.clusterId = clusterId;
     update(peerUrls);
   }
 
@@ -60,15 +67,28 @@ public final class PeerTransport {
   public void send(Message m) {
     ActorRef peer = peers.get(m.to());
     if (peer != null && !filter.blocked(m.to())) {
-      peer.tell(PeerCodec.toWire(m), ActorRef.noSender());
+      peer.tell(PeerCodec.toWire(m).toBuilder().setClusterId(clusterId).build(), ActorRef.noSender());
     }
   }
 
-  /** The receiver actor: hands every message from a peer to the Raft member (through its inbox). */
-  public static Behavior<RaftMessage> receiver(Consumer<Message> deliver, PeerFilter filter) {
+  /**
+   * The receiver actor: hands every message from a peer of {@code clusterId} to the Raft member
+   * (through its inbox). A message from another cluster (a member bootstrapped with another
+   * --initial-cluster-token, say, at an address this cluster knows) is dropped, as etcd rejects
+   * it with "request cluster ID mismatch": it must neither vote nor disrupt terms here.
+   */
+  public static Behavior<RaftMessage> receiver(Consumer<Message> deliver, PeerFilter filter, long clusterId) {
+    java.util.concurrent.atomic.AtomicLong lastWarned = new java.util.concurrent.atomic.AtomicLong();
     return Behaviors.receive(RaftMessage.class)
         .onMessage(RaftMessage.class, w -> {
-          if (!filter.blocked(w.getFrom())) {
+          if (w.getClusterId() != clusterId) {
+            long now = System.nanoTime();
+            if (now - lastWarned.get() > 10_000_000_000L) {
+              lastWarned.set(now);
+              log.warn("dropped a message from member {} of cluster {} (this is cluster {}): request cluster ID mismatch",
+                  Long.toHexString(w.getFrom()), Long.toHexString(w.getClusterId()), Long.toHexString(clusterId));
+            }
+          } else if (!filter.blocked(w.getFrom())) {
             deliver.accept(PeerCodec.fromWire(w));
           }
           return Behaviors.same();
