@@ -199,11 +199,13 @@ public final class EtcdServer implements EtcdMember, AutoCloseable {
     Map<Long, URI> peers = peerUrls(members);
     PeerFilter filter = peerFilter(membership, attributes);
     CompletableFuture<LeaseForwarding> leaseForwarding = new CompletableFuture<>();
+    AtomicReference<PeerTransport> transportRef = new AtomicReference<>();
     Behavior<Void> guardian = Behaviors.setup(ctx -> {
       akka.actor.ActorSystem classic = Adapter.toClassic(ctx.getSystem());
       PeerTransport transport = null;
       if (!peers.isEmpty()) {
         PeerTransport t = new PeerTransport(classic, peers, filter, members.clusterId());
+        transportRef.set(t);
         membership.onChange(m -> t.update(peerUrls(m)));
         transport = t;
         ctx.spawn(PeerTransport.receiver(inbox::deliver, filter, members.clusterId()), PeerTransport.RECEIVER);
@@ -290,6 +292,7 @@ public final class EtcdServer implements EtcdMember, AutoCloseable {
     if (!peers.isEmpty()) {
       Quarantine.onQuarantined(Adapter.toClassic(system), () -> {
         server.quarantined.set(true);
+        transportRef.get().close(); // a leader stops heartbeating now, so the others elect at once
         system.terminate();
       });
     }

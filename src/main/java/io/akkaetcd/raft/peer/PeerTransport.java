@@ -34,6 +34,8 @@ public final class PeerTransport {
   private final PeerFilter filter;
   private final long clusterId;
   private volatile Map<Long, ActorRef> peers = Map.of();
+  /** Set when the member is going away: nothing more is sent. */
+  private volatile boolean closed;
 
   /**
    * @param peerUrls every other member's first peer URL, by member id
@@ -66,9 +68,17 @@ public final class PeerTransport {
   /** Sends a message to its {@code to}; a message to an unknown member is dropped, as Raft allows. */
   public void send(Message m) {
     ActorRef peer = peers.get(m.to());
-    if (peer != null && !filter.blocked(m.to())) {
+    if (peer != null && !closed && !filter.blocked(m.to())) {
       peer.tell(PeerCodec.toWire(m).toBuilder().setClusterId(clusterId).build(), ActorRef.noSender());
     }
+  }
+
+  /**
+   * Sends nothing more, at once: a member that stops because it was quarantined must not keep
+   * leading (its heartbeats would hold off an election) while its actor system shuts down.
+   */
+  public void close() {
+    closed = true;
   }
 
   /**
