@@ -112,7 +112,7 @@ public final class EtcdServer implements EtcdMember, AutoCloseable {
   private final String clusterVersion;
   private final List<ServerBinding> bindings;
   private final PromoteForwarding promotions;
-  private final java.util.concurrent.atomic.AtomicBoolean quarantined = new java.util.concurrent.atomic.AtomicBoolean();
+  private final java.util.concurrent.atomic.AtomicBoolean restartRequested = new java.util.concurrent.atomic.AtomicBoolean();
   /** Set when the member stopped because a vital actor failed, not because it was asked to. */
   private final java.util.concurrent.atomic.AtomicBoolean failed;
   /** Completes once the actors are stopped and the store is closed. */
@@ -287,11 +287,17 @@ public final class EtcdServer implements EtcdMember, AutoCloseable {
         // etcd: "the member has been permanently removed from the cluster"
         log.warn("{} was removed from the cluster; stopping", m.self());
         system.terminate();
+      } else if (peers.isEmpty() && m.members().size() > 1 && !server.restartRequested.getAndSet(true)) {
+        // A member started alone runs without the peer transport; its first peer needs one. It
+        // restarts as a cluster member once the MemberAdd is answered (etcd's member add on a
+        // single-member cluster, which then waits for the new member to start, as here).
+        log.warn("{} got its first peer: restarting with the peer transport", m.self());
+        system.scheduler().scheduleOnce(Duration.ofMillis(500), system::terminate, system.executionContext());
       }
     });
     if (!peers.isEmpty()) {
       Quarantine.onQuarantined(Adapter.toClassic(system), () -> {
-        server.quarantined.set(true);
+        server.restartRequested.set(true);
         transportRef.get().close(); // a leader stops heartbeating now, so the others elect at once
         system.terminate();
       });
@@ -352,7 +358,11 @@ public final class EtcdServer implements EtcdMember, AutoCloseable {
     }
     // etcd's --strict-reconfig-check, first as in etcd: the voters after the change that are
     // running must be a quorum. A learner changes no quorum, but at most MAX_LEARNERS may exist.
-    if (!learner && startedVoters(now, 0) < quorum(now.voterIds().size() + 1)) {
+    // etcd's exception: a single started voter may always add a second one (a cluster grown from,
+    // or restored into, one member).
+    int started = learner ? 0 : startedVoters(now, 0);
+    boolean growingFromOne = started == 1 && now.voterIds().size() == 1;
+    if (!learner && !growingFromOne && started < quorum(now.voterIds().size() + 1)) {
       return CompletableFuture.failedFuture(EtcdError.MEMBER_NOT_ENOUGH_STARTED.exception());
     }
     if (learner && now.learnerIds().size() >= MAX_LEARNERS) {
@@ -364,11 +374,6 @@ public final class EtcdServer implements EtcdMember, AutoCloseable {
     MemberId id = MemberId.of(peerUrls, config.initialClusterToken());
     if (now.members().stream().anyMatch(m -> m.id().equals(id))) {
       return CompletableFuture.failedFuture(EtcdError.MEMBER_EXIST.exception());
-    }
-    if (now.members().size() < 2) {
-      // A member started alone runs without the peer transport, so it could not reach the new one.
-      log.warn("member add refused: a member started alone (without peers) cannot add members");
-      return CompletableFuture.failedFuture(EtcdError.UNHEALTHY.exception());
     }
     return proposeConfChange(ConfChange.newBuilder()
         .setType(learner ? ConfChangeType.ADD_LEARNER : ConfChangeType.ADD_MEMBER).setMemberId(id.value())
@@ -440,6 +445,9 @@ public final class EtcdServer implements EtcdMember, AutoCloseable {
    * detector's gossip).
    */
   private int startedVoters(ClusterMembers now, long except) {
+    if (!system.settings().config().getString("akka.actor.provider").equals("cluster")) {
+      return now.voterIds().contains(now.self().value()) && now.self().value() != except ? 1 : 0; // alone
+    }
     akka.cluster.Cluster cluster = akka.cluster.Cluster.get(Adapter.toClassic(system));
     java.util.Set<String> running = new java.util.HashSet<>();
     akka.cluster.ClusterEvent.CurrentClusterState state = cluster.state();
@@ -574,12 +582,12 @@ public final class EtcdServer implements EtcdMember, AutoCloseable {
   }
 
   /**
-   * True if the member stopped because another member quarantined its Akka incarnation: it can
-   * never talk to that member again as it is, so it stopped to be started again, as a new
-   * incarnation, from the same data directory ({@link Main} does so).
+   * True if the member stopped to be started again from the same data directory ({@link Main}
+   * does so): another member quarantined its Akka incarnation, which can never talk to it again;
+   * or a member started alone got its first peer and needs the peer transport.
    */
-  public boolean quarantined() {
-    return quarantined.get();
+  public boolean restartRequested() {
+    return restartRequested.get();
   }
 
   /** True unless the member stopped by itself because a vital actor failed. */

@@ -42,8 +42,8 @@ public final class Main {
     try {
       EtcdServer server = EtcdServer.start(config);
       server.whenTerminated().toCompletableFuture().join();
-      while (server.quarantined()) {
-        // Another member quarantined this incarnation: start again as a new one, same data.
+      while (server.restartRequested()) {
+        // Quarantined by another member, or alone no more: start again, same data.
         org.slf4j.LoggerFactory.getLogger(Main.class).warn("restarting the member as a new Akka incarnation");
         server = EtcdServer.start(config);
         server.whenTerminated().toCompletableFuture().join();
