@@ -75,10 +75,12 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
 import org.slf4j.Logger;
@@ -112,16 +114,16 @@ public final class EtcdServer implements EtcdMember, AutoCloseable {
   private final String clusterVersion;
   private final List<ServerBinding> bindings;
   private final PromoteForwarding promotions;
-  private final java.util.concurrent.atomic.AtomicBoolean restartRequested = new java.util.concurrent.atomic.AtomicBoolean();
+  private final AtomicBoolean restartRequested = new AtomicBoolean();
   /** Set when the member stopped because a vital actor failed, not because it was asked to. */
-  private final java.util.concurrent.atomic.AtomicBoolean failed;
+  private final AtomicBoolean failed;
   /** Completes once the actors are stopped and the store is closed. */
   private final CompletableFuture<Void> stopped = new CompletableFuture<>();
 
   private EtcdServer(ServerConfig config, Membership membership, MemberAttributes attributes, KvStore store,
       ActorSystem<Void> system,
       RaftInbox inbox, Wait wait, AppliedIndexWait applied,
-      AtomicReference<RaftStatus> raftStatus, java.util.concurrent.atomic.AtomicBoolean failed, PeerFilter filter) {
+      AtomicReference<RaftStatus> raftStatus, AtomicBoolean failed, PeerFilter filter) {
     this.failed = failed;
     this.config = config;
     this.membership = membership;
@@ -180,7 +182,7 @@ public final class EtcdServer implements EtcdMember, AutoCloseable {
     AtomicReference<RaftStatus> status = new AtomicReference<>(RaftStatus.INITIAL);
     CompletableFuture<ActorRef<RaftMember.Command>> raftRef = new CompletableFuture<>();
     RaftInbox inbox = new RaftInbox();
-    java.util.concurrent.atomic.AtomicBoolean failed = new java.util.concurrent.atomic.AtomicBoolean();
+    AtomicBoolean failed = new AtomicBoolean();
 
     // etcd's minimum lease TTL: ceil(1.5 x election timeout), in seconds.
     long minLeaseTtl = (3 * config.electionTimeout().toMillis() + 1999) / 2000;
@@ -388,7 +390,7 @@ public final class EtcdServer implements EtcdMember, AutoCloseable {
   @Override
   public CompletionStage<ClusterMembers> promoteMember(long id) {
     ClusterMembers now = membership.current();
-    java.util.Optional<ClusterMembers.Member> m = now.member(id);
+    Optional<ClusterMembers.Member> m = now.member(id);
     if (m.isEmpty()) {
       return CompletableFuture.failedFuture(EtcdError.MEMBER_NOT_FOUND.exception());
     }

@@ -3,6 +3,7 @@ package io.akkaetcd.raft.member;
 import akka.actor.typed.ActorRef;
 import com.google.protobuf.ByteString;
 import io.akkaetcd.raft.Message;
+import io.akkaetcd.raft.SnapshotPoint;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -38,7 +39,7 @@ public final class RaftInbox {
    * The state machine was replaced by a snapshot ending at {@code point}, sent by {@code from} as
    * leader of {@code term}; {@code voters} and {@code learners} are the configuration it holds.
    */
-  public record SnapshotInstalled(long from, long term, io.akkaetcd.raft.SnapshotPoint point, List<Long> voters,
+  public record SnapshotInstalled(long from, long term, SnapshotPoint point, List<Long> voters,
                                   List<Long> learners) {}
   private final AtomicBoolean flushPending = new AtomicBoolean();
   private volatile ActorRef<RaftMember.Command> member;

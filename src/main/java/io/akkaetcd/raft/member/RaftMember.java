@@ -18,8 +18,10 @@ import com.google.protobuf.ByteString;
 import io.akkaetcd.proto.raftpb.ConfChange;
 import io.akkaetcd.proto.raftpb.ConfChangeType;
 import io.akkaetcd.proto.raftpb.LogAppended;
+import io.akkaetcd.api.EtcdError;
 import io.akkaetcd.raft.ConfChangeKind;
 import io.akkaetcd.raft.Entry;
+import io.akkaetcd.raft.HardState;
 import io.akkaetcd.raft.MemoryStorage;
 import io.akkaetcd.raft.Message;
 import io.akkaetcd.raft.ProposalDroppedException;
@@ -27,6 +29,7 @@ import io.akkaetcd.raft.RaftConfig;
 import io.akkaetcd.raft.RaftCore;
 import io.akkaetcd.raft.ReadState;
 import io.akkaetcd.raft.Ready;
+import io.akkaetcd.raft.SnapshotPoint;
 import io.akkaetcd.raft.StateRole;
 import io.akkaetcd.raft.storage.JournalCodec;
 import java.time.Duration;
@@ -146,10 +149,10 @@ public final class RaftMember
    * machine is ahead of the journal (a crash after a snapshot was installed and before the journal
    * recorded it); written with the next event.
    */
-  private io.akkaetcd.raft.SnapshotPoint recoveredRestart;
+  private SnapshotPoint recoveredRestart;
 
   /** The hard state as the journal has it: term or vote changes against it must be written first. */
-  private io.akkaetcd.raft.HardState persistedHard;
+  private HardState persistedHard;
 
   private RaftMember(ActorContext<Command> ctx, TimerScheduler<Command> timers, Settings settings,
       RaftInbox inbox, Consumer<Message> send, Consumer<List<Entry>> applier,
@@ -248,14 +251,14 @@ public final class RaftMember
    * the log does not hold, or holds with another term, it was replaced by a snapshot whose
    * journal record was lost in a crash; the snapshot is committed state, so the log follows it.
    */
-  static io.akkaetcd.raft.SnapshotPoint restartPoint(MemoryStorage storage, long applied, long appliedTerm) {
+  static SnapshotPoint restartPoint(MemoryStorage storage, long applied, long appliedTerm) {
     if (applied == 0 || appliedTerm == 0 || applied < storage.firstIndex() - 1) {
       return null; // nothing applied, a store from before terms were recorded, or compacted past it
     }
     if (applied <= storage.lastIndex() && storage.term(applied) == appliedTerm) {
       return null;
     }
-    return new io.akkaetcd.raft.SnapshotPoint(applied, appliedTerm);
+    return new SnapshotPoint(applied, appliedTerm);
   }
 
   @Override
@@ -292,7 +295,7 @@ public final class RaftMember
       readBatches.put(context, new ReadBatch(waiters, ticks));
     } catch (ProposalDroppedException e) {
       // no leader to ask (an election is on): the clients get "no leader" and retry
-      Throwable error = io.akkaetcd.api.EtcdError.NO_LEADER.exception();
+      Throwable error = EtcdError.NO_LEADER.exception();
       waiters.forEach(waiter -> waiter.completeExceptionally(error));
     }
   }
@@ -327,8 +330,8 @@ public final class RaftMember
       try {
         core.proposeConfChange(change.data());
       } catch (ProposalDroppedException e) {
-        io.akkaetcd.api.EtcdError error = core.leader() == 0
-            ? io.akkaetcd.api.EtcdError.NO_LEADER : io.akkaetcd.api.EtcdError.UNHEALTHY;
+        EtcdError error = core.leader() == 0
+            ? EtcdError.NO_LEADER : EtcdError.UNHEALTHY;
         failProposal.accept(change.requestId(), error.exception());
       }
     }
@@ -338,7 +341,7 @@ public final class RaftMember
       try {
         core.propose(proposals.stream().map(RaftInbox.Proposal::data).toList());
       } catch (ProposalDroppedException e) {
-        Throwable error = io.akkaetcd.api.EtcdError.NO_LEADER.exception();
+        Throwable error = EtcdError.NO_LEADER.exception();
         proposals.forEach(p -> failProposal.accept(p.requestId(), error));
       }
     }
@@ -370,7 +373,7 @@ public final class RaftMember
       if (rd.hardState() != null) {
         persistedHard = rd.hardState();
       }
-      io.akkaetcd.raft.SnapshotPoint restart = rd.snapshot() != null ? rd.snapshot() : recoveredRestart;
+      SnapshotPoint restart = rd.snapshot() != null ? rd.snapshot() : recoveredRestart;
       recoveredRestart = null;
       return Effect().persist(JournalCodec.toEvent(rd, restart)).thenRun(log -> afterPersist(log, rd, sendFirst));
     }
@@ -464,7 +467,7 @@ public final class RaftMember
     if (readBatches.isEmpty()) {
       return;
     }
-    Throwable error = io.akkaetcd.api.EtcdError.NO_LEADER.exception();
+    Throwable error = EtcdError.NO_LEADER.exception();
     readBatches.values().forEach(b -> b.waiters().forEach(f -> f.completeExceptionally(error)));
     readBatches.clear();
   }
