@@ -45,7 +45,7 @@ final class DurableFiles {
     try {
       for (String line : Files.readAllLines(file, StandardCharsets.UTF_8)) {
         String[] f = line.trim().split(" ", 4);
-        if (f.length == 3 && !f[0].isEmpty()) {
+        if ((f.length == 3 || f.length == 4) && !f[0].isEmpty()) {
           out.add(new MemberLine(Long.parseUnsignedLong(f[0], 16), f[1].equals("-") ? "" : f[1],
               Arrays.stream(f[2].trim().split(",")).filter(u -> !u.isEmpty()).map(URI::create).toList(),
               f.length == 4 && f[3].trim().equals(LEARNER)));

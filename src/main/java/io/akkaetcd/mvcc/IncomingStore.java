@@ -64,6 +64,15 @@ public final class IncomingStore implements AutoCloseable {
     }
   }
 
+  /** Deletes a finished store that will not be installed (the state machine caught up meanwhile). */
+  public static void discard(Path finished) {
+    try {
+      StoreDirs.deleteTree(finished);
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot delete " + finished, e);
+    }
+  }
+
   /** Abandons an unfinished store (a finished one is left for its install); idempotent. */
   @Override
   public void close() {

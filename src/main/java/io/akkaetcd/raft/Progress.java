@@ -54,7 +54,9 @@ final class Progress {
    */
   void snapshotEnded() {
     if (state == State.SNAPSHOT) {
+      long after = pendingSnapshot + 1; // a follower that installed it has at least this much
       becomeProbe();
+      next = Math.max(match + 1, after);
       probeSent = true;
     }
   }

@@ -104,6 +104,11 @@ public final class RaftCore {
     return log.lastIndex();
   }
 
+  /** The last index handed out to be applied (and advanced). */
+  public long appliedIndex() {
+    return log.applied;
+  }
+
   private SoftState softState() {
     return new SoftState(leader, role);
   }

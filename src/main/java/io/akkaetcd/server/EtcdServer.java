@@ -143,7 +143,7 @@ public final class EtcdServer implements EtcdMember, AutoCloseable {
     this.clusterVersion = c.getString("akka-etcd.cluster-version");
     this.bindings = new ArrayList<>();
     this.promotions = new PromoteForwarding(Adapter.toClassic(system), id -> peerAddress(membership, id),
-        requestTimeout, filter);
+        requestTimeout, filter, membership.current().clusterId());
   }
 
   /**
@@ -241,7 +241,7 @@ public final class EtcdServer implements EtcdMember, AutoCloseable {
         // Followers that need entries this log no longer holds get a snapshot of the state machine.
         SnapshotTransfers snapshots = new SnapshotTransfers(classic,
             new ServerSnapshots(store, storeDir, membership, attributes, lessor, hub, applied, inbox, applier),
-            id -> peerAddress(membership, id), inbox::snapshotSent, filter);
+            id -> peerAddress(membership, id), inbox::snapshotSent, filter, members.clusterId());
         Adapter.actorOf(ctx, snapshots.receiverProps(), SnapshotTransfers.RECEIVER);
         PeerTransport peerTransport = transport;
         send = m -> {
@@ -281,7 +281,7 @@ public final class EtcdServer implements EtcdMember, AutoCloseable {
     if (!peers.isEmpty()) {
       ((akka.actor.ExtendedActorSystem) Adapter.toClassic(system)).systemActorOf(
           PromoteForwarding.endpoint(id -> server.raftStatus().isLeader() ? server.promoteMember(id)
-              : CompletableFuture.failedFuture(EtcdError.LEADER_CHANGED.exception())),
+              : CompletableFuture.failedFuture(EtcdError.LEADER_CHANGED.exception()), members.clusterId()),
           PromoteForwarding.ENDPOINT);
     }
     membership.onChange(m -> {

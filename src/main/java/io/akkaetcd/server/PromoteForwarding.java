@@ -28,9 +28,15 @@ final class PromoteForwarding {
   private final LongFunction<String> addressOf;
   private final Duration timeout;
   private final PeerFilter filter;
+  private final long clusterId;
 
-  /** @param addressOf a member's Artery address by id (null if unknown) */
-  PromoteForwarding(ActorSystem system, LongFunction<String> addressOf, Duration timeout, PeerFilter filter) {
+  /**
+   * @param addressOf a member's Artery address by id (null if unknown)
+   * @param clusterId this member's cluster: requests carry it, and the endpoint drops others'
+   */
+  PromoteForwarding(ActorSystem system, LongFunction<String> addressOf, Duration timeout, PeerFilter filter,
+      long clusterId) {
+    this.clusterId = clusterId;
     this.system = system;
     this.addressOf = addressOf;
     this.timeout = timeout;
@@ -44,7 +50,7 @@ final class PromoteForwarding {
       return CompletableFuture.failedFuture(EtcdError.NO_LEADER.exception());
     }
     ActorSelection endpoint = system.actorSelection(address + "/system/" + ENDPOINT);
-    return Patterns.ask(endpoint, PromoteRequest.newBuilder().setId(id).build(), timeout).handle((reply, error) -> {
+    return Patterns.ask(endpoint, PromoteRequest.newBuilder().setId(id).setClusterId(clusterId).build(), timeout).handle((reply, error) -> {
       if (error != null || !(reply instanceof PromoteResponse r)) {
         throw EtcdError.TIMEOUT.exception();
       }
@@ -56,20 +62,22 @@ final class PromoteForwarding {
   }
 
   /** The leader's side: promotes with {@code promote} (which refuses if this member no longer leads). */
-  static Props endpoint(java.util.function.LongFunction<CompletionStage<?>> promote) {
-    return Props.create(Endpoint.class, () -> new Endpoint(promote));
+  static Props endpoint(java.util.function.LongFunction<CompletionStage<?>> promote, long clusterId) {
+    return Props.create(Endpoint.class, () -> new Endpoint(promote, clusterId));
   }
 
   private static final class Endpoint extends AbstractActor {
     private final java.util.function.LongFunction<CompletionStage<?>> promote;
+    private final long clusterId;
 
-    Endpoint(java.util.function.LongFunction<CompletionStage<?>> promote) {
+    Endpoint(java.util.function.LongFunction<CompletionStage<?>> promote, long clusterId) {
       this.promote = promote;
+      this.clusterId = clusterId;
     }
 
     @Override
     public Receive createReceive() {
-      return receiveBuilder().match(PromoteRequest.class, r -> {
+      return receiveBuilder().match(PromoteRequest.class, r -> r.getClusterId() == clusterId, r -> {
         akka.actor.ActorRef asker = getSender();
         promote.apply(r.getId()).whenComplete((done, error) -> {
           Throwable cause = error instanceof java.util.concurrent.CompletionException ? error.getCause() : error;

@@ -85,6 +85,7 @@ final class ServerSnapshots implements StateMachineSnapshots {
   public CompletionStage<Void> install(SnapshotChunk first, Path received) {
     return onApplier(done -> {
       if (first.getIndex() <= store.appliedIndex()) {
+        IncomingStore.discard(received);
         done.completeExceptionally(new IllegalStateException("applied " + store.appliedIndex()
             + " meanwhile, at or past the snapshot's " + first.getIndex()));
         return;

@@ -12,39 +12,55 @@ import java.nio.file.Path;
 /**
  * Receives snapshots of the leader's state machine (one transfer at a time; a new one replaces an
  * unfinished one) into a store beside the live one, and installs each once its last chunk is in.
- * A snapshot not ahead of what this member applied is refused at its first chunk. Every chunk is
- * answered: the last one only after the install, so the sender's success means installed.
+ * A snapshot not ahead of what this member applied is refused at its first chunk, and so is any
+ * transfer while a received store waits for its install (it must not be overwritten), and any
+ * chunk from another cluster. Every chunk is answered: the last one only after the install, so the
+ * sender's success means installed.
  */
 final class SnapshotReceiver extends AbstractActor {
   private final StateMachineSnapshots stateMachine;
   private final PeerFilter filter;
+  private final long clusterId;
+  /** A received store is being installed: no new transfer until it is done. */
+  private boolean installing;
+
+  /** The install of the transfer whose last chunk is {@code last} ended, with {@code error} or not. */
+  private record Installed(SnapshotChunk last, ActorRef sender, Throwable error) {}
 
   private IncomingStore incoming;
   private SnapshotChunk first;
   private long expectedSeq;
 
-  static Props props(StateMachineSnapshots stateMachine, PeerFilter filter) {
-    return Props.create(SnapshotReceiver.class, () -> new SnapshotReceiver(stateMachine, filter))
+  static Props props(StateMachineSnapshots stateMachine, PeerFilter filter, long clusterId) {
+    return Props.create(SnapshotReceiver.class, () -> new SnapshotReceiver(stateMachine, filter, clusterId))
         .withDispatcher("akka.actor.default-blocking-io-dispatcher");
   }
 
-  private SnapshotReceiver(StateMachineSnapshots stateMachine, PeerFilter filter) {
+  private SnapshotReceiver(StateMachineSnapshots stateMachine, PeerFilter filter, long clusterId) {
     this.stateMachine = stateMachine;
     this.filter = filter;
+    this.clusterId = clusterId;
   }
 
   @Override
   public Receive createReceive() {
-    return receiveBuilder().match(SnapshotChunk.class, this::onChunk).build();
+    return receiveBuilder()
+        .match(SnapshotChunk.class, this::onChunk)
+        .match(Installed.class, this::onInstalled)
+        .build();
   }
 
   private void onChunk(SnapshotChunk chunk) {
-    if (filter.blocked(chunk.getFrom())) {
+    if (filter.blocked(chunk.getFrom()) || chunk.getClusterId() != clusterId) {
       return;
     }
     ActorRef sender = getSender();
     try {
       if (chunk.getSeq() == 0) {
+        if (installing) {
+          answer(sender, chunk, false);
+          return;
+        }
         abandon();
         if (chunk.getIndex() <= stateMachine.appliedIndex()) {
           answer(sender, chunk, false);
@@ -67,17 +83,23 @@ final class SnapshotReceiver extends AbstractActor {
       }
       Path store = incoming.finish();
       incoming = null;
-      stateMachine.install(first, store).whenComplete((done, error) -> {
-        if (error != null) {
-          getContext().getSystem().log().warning("snapshot at {} not installed: {}", first.getIndex(), error.toString());
-        }
-        answer(sender, chunk, error == null);
-      });
+      installing = true;
+      ActorRef self = getSelf();
+      stateMachine.install(first, store).whenComplete((done, error) ->
+          self.tell(new Installed(chunk, sender, error), ActorRef.noSender()));
     } catch (RuntimeException e) {
       getContext().getSystem().log().error(e, "receiving a snapshot failed");
       abandon();
       answer(sender, chunk, false);
     }
+  }
+
+  private void onInstalled(Installed done) {
+    installing = false;
+    if (done.error() != null) {
+      getContext().getSystem().log().warning("snapshot at {} not installed: {}", first.getIndex(), done.error().toString());
+    }
+    answer(done.sender(), done.last(), done.error() == null);
   }
 
   private void answer(ActorRef to, SnapshotChunk chunk, boolean ok) {

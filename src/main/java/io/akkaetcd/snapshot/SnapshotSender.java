@@ -39,7 +39,9 @@ final class SnapshotSender extends AbstractActor {
   private final StateMachineSnapshots stateMachine;
   private final Runnable ended;
   private final PeerFilter filter;
+  private final long clusterId;
   private final long transferId = ThreadLocalRandom.current().nextLong();
+  private java.util.concurrent.CompletionStage<StateMachineSnapshots.Capture> captured;
 
   private StateMachineSnapshots.Capture capture;
   private long seq = -1;
@@ -47,13 +49,15 @@ final class SnapshotSender extends AbstractActor {
   private long bytesSent;
 
   static Props props(long to, long from, long term, ActorRef receiver, StateMachineSnapshots stateMachine,
-      Runnable ended, PeerFilter filter) {
-    return Props.create(SnapshotSender.class, () -> new SnapshotSender(to, from, term, receiver, stateMachine, ended, filter))
+      Runnable ended, PeerFilter filter, long clusterId) {
+    return Props.create(SnapshotSender.class,
+            () -> new SnapshotSender(to, from, term, receiver, stateMachine, ended, filter, clusterId))
         .withDispatcher("akka.actor.default-blocking-io-dispatcher");
   }
 
   private SnapshotSender(long to, long from, long term, ActorRef receiver, StateMachineSnapshots stateMachine,
-      Runnable ended, PeerFilter filter) {
+      Runnable ended, PeerFilter filter, long clusterId) {
+    this.clusterId = clusterId;
     this.to = to;
     this.from = from;
     this.term = term;
@@ -65,7 +69,8 @@ final class SnapshotSender extends AbstractActor {
 
   @Override
   public void preStart() {
-    Patterns.pipe(stateMachine.capture(), getContext().getDispatcher()).to(getSelf());
+    captured = stateMachine.capture();
+    Patterns.pipe(captured, getContext().getDispatcher()).to(getSelf());
     getContext().setReceiveTimeout(CHUNK_TIMEOUT);
   }
 
@@ -74,6 +79,11 @@ final class SnapshotSender extends AbstractActor {
     return receiveBuilder()
         .match(StateMachineSnapshots.Capture.class, c -> {
           capture = c;
+          if (c.export().appliedTerm() == 0) {
+            // a store from before terms were recorded: its point cannot be named until it applies more
+            stop("the store has not recorded the term of its applied entry yet");
+            return;
+          }
           log("sending a snapshot at {} (term {})", c.export().appliedIndex(), c.export().appliedTerm());
           sendNext();
         })
@@ -99,10 +109,16 @@ final class SnapshotSender extends AbstractActor {
 
   private void sendNext() {
     seq++;
-    List<Map.Entry<byte[], byte[]>> rows = capture.export().next(CHUNK_BYTES);
-    last = capture.export().exhausted();
+    List<Map.Entry<byte[], byte[]>> rows;
+    try {
+      rows = capture.export().next(CHUNK_BYTES);
+      last = capture.export().exhausted();
+    } catch (RuntimeException e) {
+      stop("reading the store failed: " + e); // it was closed or replaced; never restart a transfer
+      return;
+    }
     SnapshotChunk.Builder chunk = SnapshotChunk.newBuilder().setTransferId(transferId).setSeq(seq)
-        .setFrom(from).setTerm(term).setLast(last);
+        .setFrom(from).setTerm(term).setLast(last).setClusterId(clusterId);
     if (seq == 0) {
       chunk.setIndex(capture.export().appliedIndex()).setIndexTerm(capture.export().appliedTerm())
           .addAllMembers(capture.members()).addAllAttributes(capture.attributes());
@@ -128,9 +144,8 @@ final class SnapshotSender extends AbstractActor {
 
   @Override
   public void postStop() {
-    if (capture != null) {
-      capture.export().close();
-    }
+    // Closes the export also when the capture completes after this actor stopped (closing twice is fine).
+    captured.thenAccept(c -> c.export().close());
     ended.run();
   }
 }

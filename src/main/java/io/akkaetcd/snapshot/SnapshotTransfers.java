@@ -27,15 +27,18 @@ public final class SnapshotTransfers {
   private final LongFunction<String> addressOf;
   private final LongConsumer ended;
   private final PeerFilter filter;
+  private final long clusterId;
   private final Set<Long> sending = ConcurrentHashMap.newKeySet();
   private final java.util.concurrent.atomic.AtomicLong transfers = new java.util.concurrent.atomic.AtomicLong();
 
   /**
    * @param addressOf a member's Artery address by id (null if unknown)
    * @param ended told the member id when a transfer to it ends, either way
+   * @param clusterId this member's cluster: chunks carry it, and the receiver drops others'
    */
   public SnapshotTransfers(ActorSystem system, StateMachineSnapshots stateMachine, LongFunction<String> addressOf,
-      LongConsumer ended, PeerFilter filter) {
+      LongConsumer ended, PeerFilter filter, long clusterId) {
+    this.clusterId = clusterId;
     this.system = (ExtendedActorSystem) system;
     this.stateMachine = stateMachine;
     this.addressOf = addressOf;
@@ -45,7 +48,7 @@ public final class SnapshotTransfers {
 
   /** The receiver every member runs, to be started under {@value #RECEIVER}. */
   public Props receiverProps() {
-    return SnapshotReceiver.props(stateMachine, filter);
+    return SnapshotReceiver.props(stateMachine, filter, clusterId);
   }
 
   /** Starts the transfer a SNAPSHOT message asks for, unless one to that member is running. */
@@ -65,7 +68,7 @@ public final class SnapshotTransfers {
       ended.accept(to);
     };
     try {
-      system.systemActorOf(SnapshotSender.props(to, m.from(), m.term(), receiver, stateMachine, done, filter),
+      system.systemActorOf(SnapshotSender.props(to, m.from(), m.term(), receiver, stateMachine, done, filter, clusterId),
           "snapshot-to-" + Long.toHexString(to) + "-" + transfers.incrementAndGet());
     } catch (RuntimeException e) {
       done.run(); // the system is stopping

@@ -68,6 +68,9 @@ class ClusterLearnerTest {
       // Back and caught up, it is promoted through a follower, which forwards to the leader.
       learner.startLearner();
       awaitValue(learner, "behind-99", "x");
+      Etcdctl.Result afterRestart = Etcdctl.run(learner.endpoint(), "put", "k", "v");
+      assertTrue(afterRestart.stderr().contains("etcdserver: rpc not supported for learner"),
+          "still a learner after its restart: " + afterRestart.all());
       ServerProcess follower = members.stream().filter(m -> m != leader).findFirst().orElseThrow();
       Etcdctl.Result promoted = promote(follower, id);
       assertTrue(promoted.stdout().contains("promoted in cluster"), promoted.all());

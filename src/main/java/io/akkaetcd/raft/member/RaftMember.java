@@ -424,7 +424,9 @@ public final class RaftMember
    * the store might lose.
    */
   private void compactAppliedEntries(MemoryStorage storage) {
-    long durable = Math.min(settings.durableAppliedIndex().getAsLong(), storage.lastIndex());
+    // Bounded by the core's applied index too: right after a snapshot install the store is ahead
+    // of the core, which may still hand out entries up to the snapshot point.
+    long durable = Math.min(Math.min(settings.durableAppliedIndex().getAsLong(), core.appliedIndex()), storage.lastIndex());
     int kept = settings.catchUpEntries();
     if (durable - storage.firstIndex() >= kept + Math.min(COMPACT_EVERY, kept)) {
       storage.compact(durable - kept);
@@ -446,6 +448,9 @@ public final class RaftMember
       ConfChange cc = ConfChange.parseFrom(e.data());
       if (cc.getType() == ConfChangeType.UPDATE_MEMBER) {
         return; // new peer URLs only: the transport follows the applied membership
+      }
+      if (cc.getType() == ConfChangeType.PROMOTE_MEMBER && !core.learners().contains(cc.getMemberId())) {
+        return; // no longer a learner (removed meanwhile): the promotion changes nothing, as in etcd
       }
       ConfChangeKind kind = switch (cc.getType()) {
         case ADD_MEMBER, PROMOTE_MEMBER -> ConfChangeKind.ADD_VOTER;
