@@ -40,8 +40,7 @@ public interface EtcdMember {
 
   /** Whether this member is a learner: it serves only serializable reads and Status. */
   default boolean isLearner() {
-    ClusterMembers m = members();
-    return m.members().stream().anyMatch(x -> x.id().equals(m.self()) && x.learner());
+    return members().selfMember().map(ClusterMembers.Member::learner).orElse(false);
   }
 
   /** MemberUpdate: new peer URLs for a member; completes with the members once applied. */

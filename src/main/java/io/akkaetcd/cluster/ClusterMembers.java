@@ -39,6 +39,11 @@ public record ClusterMembers(long clusterId, MemberId self, List<Member> members
     return members.stream().filter(Member::learner).map(m -> m.id().value()).toList();
   }
 
+  /** This member's own entry (absent once it was removed). */
+  public java.util.Optional<Member> selfMember() {
+    return member(self.value());
+  }
+
   /** The member with this id, if it is one. */
   public java.util.Optional<Member> member(long id) {
     return members.stream().filter(m -> m.id().value() == id).findFirst();

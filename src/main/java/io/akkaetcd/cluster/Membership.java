@@ -48,8 +48,7 @@ public final class Membership {
   }
 
   private static List<URI> selfClientUrls(ClusterMembers bootstrap) {
-    return bootstrap.members().stream().filter(x -> x.id().equals(bootstrap.self())).findFirst()
-        .map(ClusterMembers.Member::clientUrls).orElse(List.of());
+    return bootstrap.selfMember().map(ClusterMembers.Member::clientUrls).orElse(List.of());
   }
 
   public ClusterMembers current() {
@@ -80,7 +79,7 @@ public final class Membership {
     ClusterMembers before = current;
     MemberId id = new MemberId(cc.getMemberId());
     List<ClusterMembers.Member> members = new ArrayList<>(before.members());
-    boolean present = members.stream().anyMatch(m -> m.id().equals(id));
+    boolean present = before.member(id.value()).isPresent();
     boolean learner = cc.getType() == ConfChangeType.ADD_LEARNER;
     if ((cc.getType() == ConfChangeType.ADD_MEMBER || learner) && !present) {
       members.add(new ClusterMembers.Member(id, cc.getName(),

@@ -217,11 +217,16 @@ public final class RaftCore {
 
   private void startReplicating(long member) {
     if (role == StateRole.LEADER && !progress.containsKey(member)) {
-      Progress p = new Progress(log.lastIndex() + 1, config.maxInflightMsgs());
-      p.recentActive = true;
-      progress.put(member, p);
+      track(member);
       sendAppend(member, true);
     }
+  }
+
+  /** A leader's fresh view of a member: probed from the end of its own log, counted active. */
+  private void track(long member) {
+    Progress p = new Progress(log.lastIndex() + 1, config.maxInflightMsgs());
+    p.recentActive = true;
+    progress.put(member, p);
   }
 
   /** The learners of the current configuration. */
@@ -465,11 +470,7 @@ public final class RaftCore {
     reset(term);
     role = StateRole.LEADER;
     leader = id;
-    for (long peer : replicas()) {
-      Progress p = new Progress(log.lastIndex() + 1, config.maxInflightMsgs());
-      p.recentActive = true;
-      progress.put(peer, p);
-    }
+    replicas().forEach(this::track);
     Progress self = progress.get(id);
     if (self != null) {
       self.match = log.lastIndex();

@@ -285,7 +285,7 @@ public final class EtcdServer implements EtcdMember, AutoCloseable {
           PromoteForwarding.ENDPOINT);
     }
     membership.onChange(m -> {
-      if (m.members().stream().noneMatch(x -> x.id().equals(m.self()))) {
+      if (m.selfMember().isEmpty()) {
         // etcd: "the member has been permanently removed from the cluster"
         log.warn("{} was removed from the cluster; stopping", m.self());
         system.terminate();
@@ -374,7 +374,7 @@ public final class EtcdServer implements EtcdMember, AutoCloseable {
       return CompletableFuture.failedFuture(EtcdError.PEER_URL_EXIST.exception());
     }
     MemberId id = MemberId.of(peerUrls, config.initialClusterToken());
-    if (now.members().stream().anyMatch(m -> m.id().equals(id))) {
+    if (now.member(id.value()).isPresent()) {
       return CompletableFuture.failedFuture(EtcdError.MEMBER_EXIST.exception());
     }
     return proposeConfChange(ConfChange.newBuilder()
@@ -420,7 +420,7 @@ public final class EtcdServer implements EtcdMember, AutoCloseable {
     if (voter && startedVoters(now, id) < quorum(now.voterIds().size() - 1)) {
       return CompletableFuture.failedFuture(EtcdError.MEMBER_NOT_ENOUGH_STARTED.exception());
     }
-    if (now.members().stream().noneMatch(m -> m.id().value() == id)) {
+    if (now.member(id).isEmpty()) {
       return CompletableFuture.failedFuture(EtcdError.MEMBER_NOT_FOUND.exception());
     }
     return proposeConfChange(ConfChange.newBuilder().setType(ConfChangeType.REMOVE_MEMBER).setMemberId(id));
@@ -477,7 +477,7 @@ public final class EtcdServer implements EtcdMember, AutoCloseable {
   @Override
   public CompletionStage<ClusterMembers> updateMember(long id, List<URI> peerUrls) {
     ClusterMembers now = membership.current();
-    if (now.members().stream().noneMatch(m -> m.id().value() == id)) {
+    if (now.member(id).isEmpty()) {
       return CompletableFuture.failedFuture(EtcdError.MEMBER_NOT_FOUND.exception());
     }
     if (!validPeerUrls(peerUrls)) {

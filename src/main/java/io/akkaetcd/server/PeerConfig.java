@@ -25,8 +25,7 @@ final class PeerConfig {
     // This member's address is the one it advertises now (after MemberUpdate, the operator
     // restarts it with the new URL before its own log has caught up with the change).
     URI self = !config.initialAdvertisePeerUrls().isEmpty() ? config.initialAdvertisePeerUrls().get(0)
-        : members.members().stream().filter(m -> m.id().equals(members.self())).findFirst()
-            .orElseThrow().peerUrls().get(0);
+        : members.selfMember().orElseThrow().peerUrls().get(0);
     URI bind = config.listenPeerUrls().isEmpty() ? self : config.listenPeerUrls().get(0);
     Map<String, Object> o = new LinkedHashMap<>();
     o.put("akka.actor.provider", "cluster");

@@ -33,7 +33,6 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
@@ -284,16 +283,7 @@ class ClusterChaosTest {
       }
     }
     awaitProgress(20);
-    awaitLogged(in, "restored its log from a snapshot");
-  }
-
-  /** The member's log says {@code line} within 20 s (its output reaches the file a little later). */
-  private static void awaitLogged(ServerProcess m, String line) {
-    Instant deadline = Instant.now().plus(Duration.ofSeconds(20));
-    while (!m.log().contains(line)) {
-      assertTrue(Instant.now().isBefore(deadline), "no '" + line + "' in the log of " + m.name());
-      LockSupport.parkNanos(100_000_000L); // polling the log file, bounded by the deadline
-    }
+    in.awaitLogged("restored its log from a snapshot", Duration.ofSeconds(20));
   }
 
   private static String endpoints(List<ServerProcess> members) {

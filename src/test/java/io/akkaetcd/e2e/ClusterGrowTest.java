@@ -46,11 +46,7 @@ class ClusterGrowTest {
       second.start(); // healthy once the two have a leader
       ServerProcess.awaitConverged(all);
       assertEquals("v1499", Etcdctl.run(second.endpoint(), "get", "k1499", "--print-value-only").stdout().trim());
-      java.time.Instant deadline = java.time.Instant.now().plusSeconds(10);
-      while (!second.log().contains("restored its log from a snapshot")) { // the log file lags a little
-        assertTrue(java.time.Instant.now().isBefore(deadline), "caught up from a snapshot:\n" + second.log());
-        Thread.sleep(100);
-      }
+      second.awaitLogged("restored its log from a snapshot", java.time.Duration.ofSeconds(10));
       assertEquals(0, Etcdctl.run(second.endpoint(), "put", "both", "yes").exit());
       assertEquals("yes", Etcdctl.run(first.endpoint(), "get", "both", "--print-value-only").stdout().trim());
       assertTrue(first.alive() && first.pid() == pid, "the first member restarted inside its process");

@@ -27,7 +27,7 @@ class ClusterQuarantineTest {
       assertEquals(0, Etcdctl.run(by.endpoint(), "put", "before", "1").exit());
 
       by.quarantine(victim.name());
-      awaitLogged(victim, "restarting the member as a new Akka incarnation");
+      victim.awaitLogged("restarting the member as a new Akka incarnation", Duration.ofSeconds(30));
       by.cutOff(java.util.Set.of()); // the request is withdrawn; the new incarnation is welcome
 
       // If the victim led, the others elect a new leader first.
@@ -50,14 +50,6 @@ class ClusterQuarantineTest {
       throw t;
     } finally {
       members.forEach(ServerProcess::close);
-    }
-  }
-
-  private static void awaitLogged(ServerProcess m, String line) throws InterruptedException {
-    Instant deadline = Instant.now().plus(Duration.ofSeconds(30));
-    while (!m.log().contains(line)) {
-      assertTrue(Instant.now().isBefore(deadline), "no '" + line + "' in the log of " + m.name());
-      Thread.sleep(100); // polling the log file, bounded by the deadline
     }
   }
 }

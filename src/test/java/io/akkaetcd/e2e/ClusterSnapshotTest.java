@@ -60,7 +60,7 @@ class ClusterSnapshotTest {
       // The follower comes back far behind the leader's log: it gets the leader's store.
       lagging.start();
       ServerProcess.awaitConverged(members);
-      assertLogged(lagging, RESTORED, "the follower caught up from a snapshot");
+      lagging.awaitLogged(RESTORED, java.time.Duration.ofSeconds(10));
       assertServesWhatWasWritten(lagging, lease, compactedAt);
 
       // Its log starts after the snapshot now, in its journal too: a kill -9 and restart recover.
@@ -78,7 +78,7 @@ class ClusterSnapshotTest {
       assertEquals(0, added.exit(), added.all());
       joiner.start();
       ServerProcess.awaitConverged(all);
-      assertLogged(joiner, RESTORED, "the new member caught up from a snapshot");
+      joiner.awaitLogged(RESTORED, java.time.Duration.ofSeconds(10));
       assertServesWhatWasWritten(joiner, lease, compactedAt);
       Etcdctl.Result list = Etcdctl.run(joiner.endpoint(), "member", "list");
       for (ServerProcess m : all) {
@@ -89,17 +89,6 @@ class ClusterSnapshotTest {
       throw t;
     } finally {
       all.forEach(ServerProcess::close);
-    }
-  }
-
-  /** The member's log says {@code line} within 10 s (its output reaches the file a little later). */
-  private static void assertLogged(ServerProcess m, String line, String what) throws InterruptedException {
-    java.time.Instant deadline = java.time.Instant.now().plusSeconds(10);
-    while (!m.log().contains(line)) {
-      if (java.time.Instant.now().isAfter(deadline)) {
-        throw new AssertionError(what + ": no '" + line + "' in the log of " + m.name() + ":\n" + m.log());
-      }
-      Thread.sleep(100); // polling the log file, bounded by the deadline
     }
   }
 

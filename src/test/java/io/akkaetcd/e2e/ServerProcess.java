@@ -214,6 +214,17 @@ final class ServerProcess implements AutoCloseable {
     cutOff(java.util.Set.of("quarantine " + name));
   }
 
+  /** Waits until this member's log says {@code line} (its output reaches the file a little later). */
+  void awaitLogged(String line, Duration within) {
+    Instant deadline = Instant.now().plus(within);
+    while (!log().contains(line)) {
+      if (Instant.now().isAfter(deadline)) {
+        throw new AssertionError("no '" + line + "' in the log of " + name + " within " + within + ":\n" + log());
+      }
+      java.util.concurrent.locks.LockSupport.parkNanos(100_000_000L); // polling the file, bounded by the deadline
+    }
+  }
+
   long pid() {
     return process.pid();
   }
