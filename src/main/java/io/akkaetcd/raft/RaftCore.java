@@ -49,6 +49,8 @@ public final class RaftCore {
   private final Map<Long, Progress> progress = new HashMap<>();
   private final Map<Long, Boolean> votes = new HashMap<>();
   private final List<Message> msgs = new ArrayList<>();
+  /** How many of {@link #msgs} the Ready being handled holds: those are no longer taken back. */
+  private int msgsInReady;
   private final List<ReadState> readStates = new ArrayList<>();
 
   /** Reads waiting for the leader's first commit in its term: (context, requester). */
@@ -868,7 +870,33 @@ public final class RaftCore {
         || m.type() == MessageType.REQUEST_VOTE_RESPONSE || m.type() == MessageType.REQUEST_PRE_VOTE_RESPONSE;
     // Vote messages carry the term they were built with; the others carry ours.
     b.term(termless ? 0 : voteKind ? m.term() : term);
-    msgs.add(b.build());
+    Message out = b.build();
+    if (out.type() == MessageType.APPEND_ENTRIES) {
+      dropSuperseded(out, old -> old.type() == MessageType.APPEND_ENTRIES && old.entries().isEmpty());
+    } else if (out.type() == MessageType.APPEND_ENTRIES_RESPONSE && !out.reject()) {
+      dropSuperseded(out, old -> old.type() == MessageType.APPEND_ENTRIES_RESPONSE && !old.reject()
+          && old.index() <= out.index());
+    }
+    msgs.add(out);
+  }
+
+  /**
+   * Takes back a message not yet handed out in a Ready that {@code later} makes useless: an empty
+   * append (it carries only the commit index, and {@code later} carries the same or a newer one
+   * to the same member, in the same term), or an acknowledgement of an index that {@code later}
+   * acknowledges too. Under load a leader commits several times between two Readys and a
+   * follower takes several appends in one; without this, each of them costs a message (and an
+   * answer) to every peer. Dropping a message is always safe in Raft (the network may lose any
+   * of them); here the one that survives says everything the dropped one did.
+   */
+  private void dropSuperseded(Message later, java.util.function.Predicate<Message> supersedes) {
+    for (int i = msgs.size() - 1; i >= msgsInReady; i--) {
+      Message old = msgs.get(i);
+      if (old.to() == later.to() && old.term() == later.term() && supersedes.test(old)) {
+        msgs.remove(i);
+        return; // the nearest one: any before it was taken back when it came
+      }
+    }
   }
 
   public boolean hasReady() {
@@ -882,6 +910,7 @@ public final class RaftCore {
   }
 
   public Ready ready() {
+    msgsInReady = msgs.size();
     SoftState soft = softState();
     HardState hard = hardState();
     return new Ready(
@@ -912,6 +941,7 @@ public final class RaftCore {
       log.appliedTo(rd.committedEntries().get(rd.committedEntries().size() - 1).index());
     }
     msgs.subList(0, Math.min(rd.messages().size(), msgs.size())).clear();
+    msgsInReady = 0;
     readStates.subList(0, Math.min(rd.readStates().size(), readStates.size())).clear();
   }
 }

@@ -210,7 +210,9 @@ public final class EtcdServer implements EtcdMember, AutoCloseable {
         transportRef.set(t);
         membership.onChange(m -> t.update(peerUrls(m)));
         transport = t;
-        ctx.spawn(PeerTransport.receiver(inbox::deliver, filter, members.clusterId()), PeerTransport.RECEIVER);
+        // On the Raft member's own thread: a message from a peer wakes one thread, not two.
+        ctx.spawn(PeerTransport.receiver(inbox::deliver, filter, members.clusterId()), PeerTransport.RECEIVER,
+            DispatcherSelector.fromConfig("akka-etcd.raft-dispatcher"));
         Adapter.actorOf(ctx, ClusterJoin.endpoint(membership), ClusterJoin.ENDPOINT);
         if (filter.active()) {
           Quarantine.Injected injected = new Quarantine.Injected(classic, filter, id -> peerAddress(membership, id));

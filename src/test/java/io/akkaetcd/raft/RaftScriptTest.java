@@ -160,6 +160,16 @@ class RaftScriptTest {
             collect();
           }
         }
+        case "deliver-all" -> {
+          // Every queued message is stepped before any Ready is taken, as a driver does with a
+          // batch; "then <command>" runs one more command inside the same batch.
+          List<Message> batch = new ArrayList<>(network);
+          network.clear();
+          batch.forEach(this::deliver);
+          if (a.length > 2 && a[1].equals("then")) {
+            command(Arrays.copyOfRange(a, 2, a.length));
+          }
+        }
         case "stabilize" -> {
           for (int i = 0; i < 10_000 && !network.isEmpty(); i++) {
             deliver(network.poll());
