@@ -19,18 +19,29 @@ import java.util.List;
  * own {@code size}, and a slot is written before the longer view is published (through the
  * store's concurrent map), so readers never see a slot being filled. Appending to a view that is
  * not the newest of its array (a fork) copies.
+ *
+ * <p>Memory: every write is four longs in one array ({@value #SLOTS} slots: main revision, sub
+ * revision with the tombstone bit, create revision, version), not objects; a key written once costs
+ * this object and a 48-byte array, where a record per write with its Revision cost 120 bytes. The
+ * {@link Version} records callers see are made on each read.
  */
 public final class KeyIndex {
   /** One write of the key. */
   public record Version(Revision revision, boolean tombstone, long createRevision, long version) {}
 
-  static final KeyIndex EMPTY = new KeyIndex(new Version[0], 0);
+  static final KeyIndex EMPTY = new KeyIndex(new long[0], 0);
 
-  private final Version[] versions;
+  /** Longs per write: main, sub (with {@link #TOMBSTONE}), create revision, version. */
+  private static final int SLOTS = 4;
+  /** Marks a delete in the sub slot; a sub revision never comes near it (etcd's is an int). */
+  private static final long TOMBSTONE = 1L << 62;
+
+  /** Writes in revision order, {@value #SLOTS} longs each; a free write has main revision 0. */
+  private final long[] slots;
   private final int size;
 
-  private KeyIndex(Version[] versions, int size) {
-    this.versions = versions;
+  private KeyIndex(long[] slots, int size) {
+    this.slots = slots;
     this.size = size;
   }
 
@@ -43,7 +54,21 @@ public final class KeyIndex {
   }
 
   List<Version> versions() {
-    return List.of(Arrays.copyOf(versions, size));
+    return since(Long.MIN_VALUE);
+  }
+
+  private long main(int i) {
+    return slots[i * SLOTS];
+  }
+
+  private boolean isTombstone(int i) {
+    return (slots[i * SLOTS + 1] & TOMBSTONE) != 0;
+  }
+
+  private Version version(int i) {
+    int at = i * SLOTS;
+    long sub = slots[at + 1];
+    return new Version(new Revision(slots[at], sub & ~TOMBSTONE), (sub & TOMBSTONE) != 0, slots[at + 2], slots[at + 3]);
   }
 
   /** Index of the newest write whose main revision is at or before {@code atRev}, or -1. */
@@ -53,7 +78,7 @@ public final class KeyIndex {
     int found = -1;
     while (lo <= hi) {
       int mid = (lo + hi) >>> 1;
-      if (versions[mid].revision().main() <= atRev) {
+      if (main(mid) <= atRev) {
         found = mid;
         lo = mid + 1;
       } else {
@@ -66,57 +91,72 @@ public final class KeyIndex {
   /** The newest write at or before store revision {@code atRev}, or null (etcd's keyIndex.get). */
   Version at(long atRev) {
     int i = indexAt(atRev);
-    return i < 0 ? null : versions[i];
+    return i < 0 ? null : version(i);
   }
 
   /** The live (not deleted) version visible at {@code atRev}, or null. */
   Version live(long atRev) {
-    Version v = at(atRev);
-    return v == null || v.tombstone() ? null : v;
+    int i = indexAt(atRev);
+    return i < 0 || isTombstone(i) ? null : version(i);
   }
 
   /** The newest write, or null. */
   Version last() {
-    return size == 0 ? null : versions[size - 1];
+    return size == 0 ? null : version(size - 1);
   }
 
   /** The writes with main revision at or after {@code rev}, in order (etcd's keyIndex.since). */
   List<Version> since(long rev) {
-    int from = indexAt(rev - 1) + 1;
-    return List.of(Arrays.copyOfRange(versions, from, size));
+    int from = rev == Long.MIN_VALUE ? 0 : indexAt(rev - 1) + 1;
+    List<Version> out = new ArrayList<>(size - from);
+    for (int i = from; i < size; i++) {
+      out.add(version(i));
+    }
+    return List.copyOf(out);
   }
 
   /** A put at {@code rev}: continues the live generation or starts a new one. */
   KeyIndex put(Revision rev) {
-    Version last = last();
-    Version v = last == null || last.tombstone()
-        ? new Version(rev, false, rev.main(), 1)
-        : new Version(rev, false, last.createRevision(), last.version() + 1);
-    return append(v);
+    if (size == 0 || isTombstone(size - 1)) {
+      return append(rev, false, rev.main(), 1);
+    }
+    int last = (size - 1) * SLOTS;
+    return append(rev, false, slots[last + 2], slots[last + 3] + 1);
   }
 
   /** A delete at {@code rev}; only valid while the key is live. */
   KeyIndex tombstone(Revision rev) {
-    Version last = last();
-    if (last == null || last.tombstone()) {
+    if (size == 0 || isTombstone(size - 1)) {
       throw new IllegalStateException("deleting a key that is not live");
     }
-    return append(new Version(rev, true, 0, 0));
+    return append(rev, true, 0, 0);
   }
 
   /** Appends a write; only the single writer may call this (see the class doc). */
   KeyIndex append(Version v) {
-    Version last = last();
-    if (last != null && last.revision().compareTo(v.revision()) >= 0) {
-      throw new IllegalStateException("revisions must increase: " + v.revision());
+    return append(v.revision(), v.tombstone(), v.createRevision(), v.version());
+  }
+
+  private KeyIndex append(Revision rev, boolean tombstone, long createRevision, long version) {
+    if (rev.main() <= 0 || rev.sub() < 0 || rev.sub() >= TOMBSTONE) {
+      throw new IllegalArgumentException("not a revision of a write: " + rev);
     }
-    if (size < versions.length && versions[size] == null) {
-      versions[size] = v;
-      return new KeyIndex(versions, size + 1);
+    if (size > 0) {
+      int last = (size - 1) * SLOTS;
+      if (new Revision(slots[last], slots[last + 1] & ~TOMBSTONE).compareTo(rev) >= 0) {
+        throw new IllegalStateException("revisions must increase: " + rev);
+      }
     }
-    Version[] next = Arrays.copyOf(versions, Math.max(2, size + (size >> 1) + 1));
-    next[size] = v;
-    return new KeyIndex(next, size + 1);
+    int at = size * SLOTS;
+    long[] target = slots;
+    if (at >= slots.length || slots[at] != 0) { // full, or a fork: another view filled this slot
+      target = Arrays.copyOf(slots, (size + (size >> 1) + 1) * SLOTS); // a first write gets room for one
+    }
+    target[at + 1] = rev.sub() | (tombstone ? TOMBSTONE : 0);
+    target[at + 2] = createRevision;
+    target[at + 3] = version;
+    target[at] = rev.main(); // last: a non-zero main marks the slot as taken
+    return new KeyIndex(target, size + 1);
   }
 
   /**
@@ -129,23 +169,18 @@ public final class KeyIndex {
     if (keep < 0) {
       return this;
     }
-    int from = versions[keep].tombstone() ? keep + 1 : keep;
+    int from = isTombstone(keep) ? keep + 1 : keep;
     if (from == 0) {
       return this;
     }
-    List<Version> out = new ArrayList<>(size - from);
-    for (int i = from; i < size; i++) {
-      out.add(versions[i]);
-    }
-    Version[] next = out.toArray(new Version[0]);
-    return new KeyIndex(next, next.length);
+    return new KeyIndex(Arrays.copyOfRange(slots, from * SLOTS, size * SLOTS), size - from);
   }
 
   /** Whether {@code rev} is one of this key's writes. */
   boolean contains(Revision rev) {
     int i = indexAt(rev.main());
-    for (; i >= 0 && versions[i].revision().main() == rev.main(); i--) {
-      if (versions[i].revision().equals(rev)) {
+    for (; i >= 0 && main(i) == rev.main(); i--) {
+      if ((slots[i * SLOTS + 1] & ~TOMBSTONE) == rev.sub()) {
         return true;
       }
     }

@@ -11,6 +11,8 @@ import java.util.Comparator;
  */
 public final class KeyOrder {
   public static final Comparator<ByteString> COMPARATOR = KeyOrder::compare;
+  /** The same order on bare arrays (the JDK's unsigned comparison, an intrinsic). */
+  public static final Comparator<byte[]> BYTES = java.util.Arrays::compareUnsigned;
 
   private KeyOrder() {}
 

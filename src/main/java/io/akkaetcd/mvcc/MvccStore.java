@@ -2,6 +2,7 @@ package io.akkaetcd.mvcc;
 
 import com.google.protobuf.ByteString;
 import com.google.protobuf.InvalidProtocolBufferException;
+import com.google.protobuf.UnsafeByteOperations;
 import io.akkaetcd.api.EtcdError;
 import io.akkaetcd.proto.mvccpb.Event;
 import io.akkaetcd.proto.mvccpb.KeyValue;
@@ -12,6 +13,7 @@ import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -49,7 +51,9 @@ import org.slf4j.LoggerFactory;
  * revisions. A batch of applied entries is one LevelDB write carrying its meta, so the store and
  * the applied index never disagree.
  *
- * <p>In memory: the key index, key → immutable {@link KeyIndex}, in a concurrent skip list.
+ * <p>In memory: the key index, key → immutable {@link KeyIndex}, in a concurrent skip list. Its keys
+ * are bare byte arrays in etcd's order ({@link KeyOrder#BYTES}), never changed once in the map: a
+ * ByteString around each would add 24 bytes to every key (a million keys are 1M entries).
  * Readers look only at revisions up to the published {@link #currentRevision()}, which moves after
  * a batch is on disk; the applier's uncommitted writes wait in an overlay that only it reads.
  */
@@ -67,8 +71,7 @@ public final class MvccStore implements KvStore {
   private final Path dir;
   /** Replaced only by {@link #install}, under the lifecycle lock's write side. */
   private volatile DB db;
-  private final ConcurrentSkipListMap<ByteString, KeyIndex> index =
-      new ConcurrentSkipListMap<>(KeyOrder.COMPARATOR);
+  private final ConcurrentSkipListMap<byte[], KeyIndex> index = new ConcurrentSkipListMap<>(KeyOrder.BYTES);
   private final ExecutorService compactor;
 
   private volatile long currentRevision;
@@ -130,36 +133,9 @@ public final class MvccStore implements KvStore {
     long revision = Math.max(1, getMeta(META_REVISION));
     long finished = getMeta(META_COMPACT_FINISHED);
     long scheduled = getMeta(META_COMPACT_SCHEDULED);
-    long[] count = {0};
-    // One pass over every revision, gathered in a hash map (a key's revisions come scattered), then
-    // put in the ordered index once per key, in key order. The block cache is left alone and values
-    // are not copied.
-    Map<MixedKey, KeyIndex> byKey = new HashMap<>(1 << 16);
-    Map<ByteString, Long> leased = new HashMap<>();
-    scanRevisions(new ReadOptions().fillCache(false), 0, Long.MAX_VALUE, (k, value) -> {
-      Revision rev = Revision.fromBytes(k, 1);
-      boolean tombstone = Revision.isTombstone(k, 1);
-      IndexFields kv = IndexFields.parse(value);
-      MixedKey key = new MixedKey(kv.key());
-      KeyIndex ki = byKey.getOrDefault(key, KeyIndex.EMPTY);
-      // revisions come in order: the last one seen of a key says whether it is live with a lease
-      if (kv.lease() != 0 && !tombstone) {
-        leased.put(kv.key(), kv.lease());
-      } else if (!leased.isEmpty()) {
-        leased.remove(kv.key());
-      }
-      ki = tombstone
-          ? ki.append(new KeyIndex.Version(rev, true, 0, 0))
-          : ki.append(new KeyIndex.Version(rev, false, kv.createRevision(), kv.version()));
-      byKey.put(key, ki);
-      count[0]++;
-    });
-    leasedAtOpen = leased;
-    List<Map.Entry<MixedKey, KeyIndex>> sorted = new ArrayList<>(byKey.entrySet());
-    sorted.sort((a, b) -> KeyOrder.compare(a.getKey().key(), b.getKey().key()));
-    for (Map.Entry<MixedKey, KeyIndex> e : sorted) {
-      index.put(e.getKey().key(), e.getValue()); // in key order: each insert walks a warm path
-    }
+    IndexRebuild rebuilt = rebuildIndex(revision, Math.max(finished, scheduled));
+    leasedAtOpen = rebuilt.leased();
+    rebuilt.fill(index);
     currentRevision = revision;
     batchRevision = revision;
     appliedIndex = getMeta(META_APPLIED);
@@ -179,7 +155,41 @@ public final class MvccStore implements KvStore {
       schedulePhysicalCompaction(scheduled);
     }
     log.info("opened MVCC store {}: revision {}, compacted {}, applied index {}, {} revisions",
-        dir, revision, compactRevision, appliedIndex, count[0]);
+        dir, revision, compactRevision, appliedIndex, rebuilt.rows());
+  }
+
+  /**
+   * Reads the key index back from every revision row (the block cache is left alone). With more
+   * than one core the history is read in two halves at once, the later one on a thread of its own,
+   * then joined: copying the rows out of LevelDB is most of the time a large store takes to open.
+   * Rows at or below the compaction revision are sparse (one per key at most), so the halves split
+   * the revisions after it.
+   */
+  private IndexRebuild rebuildIndex(long revision, long compacted) {
+    IndexRebuild lower = new IndexRebuild();
+    if (Runtime.getRuntime().availableProcessors() < 2) {
+      scanRevisions(new ReadOptions().fillCache(false), 0, Long.MAX_VALUE, lower::add);
+      return lower;
+    }
+    long split = compacted + (revision - compacted) / 2;
+    CompletableFuture<IndexRebuild> upper = new CompletableFuture<>();
+    Thread reader = new Thread(() -> {
+      try {
+        IndexRebuild later = new IndexRebuild();
+        scanRevisions(new ReadOptions().fillCache(false), split + 1, Long.MAX_VALUE, later::add);
+        upper.complete(later);
+      } catch (Throwable t) {
+        upper.completeExceptionally(t);
+      }
+    }, "mvcc-index-rebuild");
+    reader.start();
+    scanRevisions(new ReadOptions().fillCache(false), 0, split, lower::add);
+    try {
+      lower.append(upper.join());
+    } catch (java.util.concurrent.CompletionException e) {
+      throw e.getCause() instanceof RuntimeException r ? r : e;
+    }
+    return lower;
   }
 
   // ---- reads ----
@@ -254,7 +264,7 @@ public final class MvccStore implements KvStore {
       boolean withOverlay) {
     List<KeyValue> kvs = new ArrayList<>();
     long count = 0;
-    for (Map.Entry<ByteString, KeyIndex> e : keys(key, rangeEnd).entrySet()) {
+    for (Map.Entry<byte[], KeyIndex> e : keys(key, rangeEnd).entrySet()) {
       KeyIndex.Version v = e.getValue().live(at);
       if (v == null) {
         continue;
@@ -268,17 +278,18 @@ public final class MvccStore implements KvStore {
   }
 
   /** The keys in range as etcd reads rangeEnd: empty = one key, "\0" = every key from key on. */
-  private NavigableMap<ByteString, KeyIndex> keys(ByteString key, ByteString rangeEnd) {
+  private NavigableMap<byte[], KeyIndex> keys(ByteString key, ByteString rangeEnd) {
+    byte[] from = key.toByteArray();
     if (rangeEnd.isEmpty()) {
-      return index.subMap(key, true, key, true);
+      return index.subMap(from, true, from, true);
     }
     if (rangeEnd.equals(NUL)) {
-      return index.tailMap(key, true);
+      return index.tailMap(from, true);
     }
     if (KeyOrder.COMPARATOR.compare(key, rangeEnd) >= 0) {
-      return new ConcurrentSkipListMap<>(KeyOrder.COMPARATOR);
+      return Collections.emptyNavigableMap();
     }
-    return index.subMap(key, true, rangeEnd, false);
+    return index.subMap(from, true, rangeEnd.toByteArray(), false);
   }
 
   private KeyValue value(Revision rev, boolean withOverlay) {
@@ -376,7 +387,8 @@ public final class MvccStore implements KvStore {
 
     @Override
     public KeyValue put(ByteString key, ByteString value, long lease, boolean withPrev) {
-      KeyIndex before = index.getOrDefault(key, KeyIndex.EMPTY);
+      byte[] indexKey = key.toByteArray();
+      KeyIndex before = index.getOrDefault(indexKey, KeyIndex.EMPTY);
       KeyIndex.Version prevVersion = withPrev ? before.live(rev) : null;
       KeyValue prev = prevVersion == null ? null : value(prevVersion.revision(), true);
       Revision r = new Revision(rev, sub++);
@@ -385,7 +397,7 @@ public final class MvccStore implements KvStore {
       KeyValue kv = KeyValue.newBuilder().setKey(key).setValue(value).setLease(lease)
           .setCreateRevision(v.createRevision()).setModRevision(rev).setVersion(v.version()).build();
       write(r, false, kv);
-      index.put(key, after);
+      index.put(indexKey, after);
       Event.Builder ev = Event.newBuilder().setType(Event.EventType.PUT).setKv(kv);
       if (prev != null) {
         ev.setPrevKv(prev);
@@ -397,14 +409,14 @@ public final class MvccStore implements KvStore {
     @Override
     public List<KeyValue> deleteRange(ByteString key, ByteString rangeEnd) {
       List<KeyValue> deleted = new ArrayList<>();
-      for (Map.Entry<ByteString, KeyIndex> e : new ArrayList<>(keys(key, rangeEnd).entrySet())) {
+      for (Map.Entry<byte[], KeyIndex> e : new ArrayList<>(keys(key, rangeEnd).entrySet())) {
         KeyIndex.Version live = e.getValue().live(rev);
         if (live == null) {
           continue;
         }
         KeyValue prev = value(live.revision(), true);
         Revision r = new Revision(rev, sub++);
-        KeyValue tomb = KeyValue.newBuilder().setKey(e.getKey()).setModRevision(rev).build();
+        KeyValue tomb = KeyValue.newBuilder().setKey(UnsafeByteOperations.unsafeWrap(e.getKey())).setModRevision(rev).build();
         write(r, true, tomb);
         index.put(e.getKey(), e.getValue().tombstone(r));
         events.add(Event.newBuilder().setType(Event.EventType.DELETE).setKv(tomb).setPrevKv(prev).build());
@@ -453,7 +465,7 @@ public final class MvccStore implements KvStore {
         KeyValue kv = parse(value);
         Event.Builder e = Event.newBuilder().setKv(kv)
             .setType(Revision.isTombstone(k, 1) ? Event.EventType.DELETE : Event.EventType.PUT);
-        KeyIndex ki = index.get(kv.getKey());
+        KeyIndex ki = index.get(kv.getKey().toByteArray());
         KeyIndex.Version prev = ki == null ? null : ki.live(rev.main() - 1);
         if (prev != null) {
           byte[] prevBytes = db.get(revKey(prev.revision(), false), options);
@@ -500,8 +512,8 @@ public final class MvccStore implements KvStore {
   private Map<Long, Long> readLeases() {
     Map<Long, Long> out = new HashMap<>();
     try (DBIterator it = db.iterator()) {
-      for (it.seek(new byte[] {LEASE}); it.hasNext(); it.next()) {
-        Map.Entry<byte[], byte[]> e = it.peekNext();
+      for (it.seek(new byte[] {LEASE}); it.hasNext(); ) {
+        Map.Entry<byte[], byte[]> e = it.next(); // one copy of the row (see scanRevisions)
         if (e.getKey()[0] != LEASE) {
           break;
         }
@@ -681,7 +693,7 @@ public final class MvccStore implements KvStore {
   }
 
   private void compactIndex(long rev) {
-    for (Map.Entry<ByteString, KeyIndex> e : index.entrySet()) {
+    for (Map.Entry<byte[], KeyIndex> e : index.entrySet()) {
       KeyIndex compacted = e.getValue().compact(rev);
       if (compacted != e.getValue()) {
         if (compacted.isEmpty()) {
@@ -749,8 +761,8 @@ public final class MvccStore implements KvStore {
   private byte[] scanDoomed(DB db, byte[] from, long rev, List<byte[]> doomed) {
     int examined = 0;
     try (DBIterator it = db.iterator()) {
-      for (it.seek(from); it.hasNext(); it.next()) {
-        Map.Entry<byte[], byte[]> e = it.peekNext();
+      for (it.seek(from); it.hasNext(); ) {
+        Map.Entry<byte[], byte[]> e = it.next(); // one copy of the row (see scanRevisions)
         byte[] k = e.getKey();
         if (k[0] != REV || Revision.fromBytes(k, 1).main() > rev) {
           return null;
@@ -758,7 +770,7 @@ public final class MvccStore implements KvStore {
         if (examined++ == COMPACTION_BATCH) {
           return k;
         }
-        KeyIndex ki = index.get(parse(e.getValue()).getKey());
+        KeyIndex ki = index.get(IndexFields.parse(e.getValue()).key());
         if (ki == null || !ki.contains(Revision.fromBytes(k, 1))) {
           doomed.add(k);
         }
@@ -798,12 +810,17 @@ public final class MvccStore implements KvStore {
     return n[0];
   }
 
-  /** Visits, in revision order, every stored revision row whose main revision is in [fromMain, toMain]. */
+  /**
+   * Visits, in revision order, every stored revision row whose main revision is in [fromMain, toMain].
+   * Each row is read with {@code next()} alone: leveldbjni's {@code peekNext()} copies the key and
+   * the value out of LevelDB, and its {@code next()} copies them again, so the usual peek-then-next
+   * loop read every row twice.
+   */
   private void scanRevisions(ReadOptions options, long fromMain, long toMain,
       java.util.function.BiConsumer<byte[], byte[]> visitor) {
     try (DBIterator it = db.iterator(options)) {
-      for (it.seek(revKey(new Revision(fromMain, 0), false)); it.hasNext(); it.next()) {
-        Map.Entry<byte[], byte[]> e = it.peekNext();
+      for (it.seek(revKey(new Revision(fromMain, 0), false)); it.hasNext(); ) {
+        Map.Entry<byte[], byte[]> e = it.next();
         byte[] k = e.getKey();
         if (k[0] != REV || Revision.fromBytes(k, 1).main() > toMain) {
           return;
@@ -953,61 +970,6 @@ public final class MvccStore implements KvStore {
 
   private static byte[] longBytes(long v) {
     return ByteBuffer.allocate(8).putLong(v).array();
-  }
-
-  /**
-   * A key with a well-mixed hash, for the hash map that gathers the index at open: ByteString's own
-   * hash (31 * h + b) collides heavily on short binary keys such as etcd benchmark's, and colliding
-   * bins turned into slow trees.
-   */
-  private record MixedKey(ByteString key, int hash) {
-    MixedKey(ByteString key) {
-      this(key, mix(key));
-    }
-
-    private static int mix(ByteString key) {
-      long h = 0x9E3779B97F4A7C15L ^ key.size();
-      for (int i = 0; i < key.size(); i++) {
-        h = (h ^ (key.byteAt(i) & 0xff)) * 0xBF58476D1CE4E5B9L;
-        h ^= h >>> 29;
-      }
-      return (int) (h ^ (h >>> 32));
-    }
-
-    @Override
-    public int hashCode() {
-      return hash;
-    }
-
-    @Override
-    public boolean equals(Object o) {
-      return o instanceof MixedKey m && m.hash == hash && m.key.equals(key);
-    }
-  }
-
-  /** What the key index needs of a stored KeyValue, read without parsing (and copying) the value. */
-  private record IndexFields(ByteString key, long createRevision, long version, long lease) {
-    static IndexFields parse(byte[] bytes) {
-      try {
-        com.google.protobuf.CodedInputStream in = com.google.protobuf.CodedInputStream.newInstance(bytes);
-        ByteString key = ByteString.EMPTY;
-        long create = 0;
-        long version = 0;
-        long lease = 0;
-        for (int tag = in.readTag(); tag != 0; tag = in.readTag()) {
-          switch (com.google.protobuf.WireFormat.getTagFieldNumber(tag)) {
-            case KeyValue.KEY_FIELD_NUMBER -> key = in.readBytes();
-            case KeyValue.CREATE_REVISION_FIELD_NUMBER -> create = in.readInt64();
-            case KeyValue.VERSION_FIELD_NUMBER -> version = in.readInt64();
-            case KeyValue.LEASE_FIELD_NUMBER -> lease = in.readInt64();
-            default -> in.skipField(tag);
-          }
-        }
-        return new IndexFields(key, create, version, lease);
-      } catch (IOException e) {
-        throw new IllegalStateException("corrupt revision in the MVCC store", e);
-      }
-    }
   }
 
   private static KeyValue parse(byte[] bytes) {

@@ -51,6 +51,21 @@ class RevisionAndKeyIndexTest {
   }
 
   @Test
+  void everyFieldOfAWriteComesBackFromThePackedSlots() {
+    KeyIndex k = KeyIndex.EMPTY.put(new Revision(3, 7)).put(new Revision(5, Integer.MAX_VALUE))
+        .tombstone(new Revision(9, 1)).put(new Revision(Long.MAX_VALUE, 0));
+    assertEquals(List.of(
+        new KeyIndex.Version(new Revision(3, 7), false, 3, 1),
+        new KeyIndex.Version(new Revision(5, Integer.MAX_VALUE), false, 3, 2),
+        new KeyIndex.Version(new Revision(9, 1), true, 0, 0),
+        new KeyIndex.Version(new Revision(Long.MAX_VALUE, 0), false, Long.MAX_VALUE, 1)), k.versions());
+    assertTrue(k.contains(new Revision(9, 1)), "the tombstone mark is not part of the sub revision");
+    assertFalse(k.contains(new Revision(9, 0)));
+    assertThrows(IllegalArgumentException.class, () -> KeyIndex.EMPTY.put(new Revision(0, 0)),
+        "main revision 0 marks a free slot, so no write may have it");
+  }
+
+  @Test
   void compactionKeepsTheNewestRevisionAtOrBeforeItUnlessDeleted() {
     KeyIndex k = KeyIndex.EMPTY.put(new Revision(2, 0)).put(new Revision(4, 0)).tombstone(new Revision(6, 0))
         .put(new Revision(8, 0));

@@ -111,6 +111,10 @@ final class ServerUnderTest implements AutoCloseable {
         } catch (Exception notYet) {
           if (System.nanoTime() > deadline) throw new IllegalStateException(name() + " not serving; see " + log);
           Thread.sleep(20); // polling the server's first answer, bounded by the deadline
+          // A refused connection puts the channel in gRPC's reconnect backoff (1 s, then 1.6 x
+          // longer, jittered): without this the figure would include the client's wait, not the
+          // server's start (it added up to 3.5 s to a 6 s restart).
+          ch.get(0).resetConnectBackoff();
         }
       }
     } catch (InterruptedException e) {

@@ -1,0 +1,107 @@
+package io.akkaetcd.mvcc;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import com.google.protobuf.ByteString;
+import io.akkaetcd.proto.mvccpb.KeyValue;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+class IndexRebuildTest {
+  private static Row row(long rev, String key) {
+    byte[] revBytes = new Revision(rev, 0).toBytes(false);
+    byte[] rowKey = new byte[revBytes.length + 1];
+    rowKey[0] = 'r';
+    System.arraycopy(revBytes, 0, rowKey, 1, revBytes.length);
+    KeyValue kv = KeyValue.newBuilder().setKey(ByteString.copyFrom(key, java.nio.charset.StandardCharsets.ISO_8859_1))
+        .setCreateRevision(rev).setModRevision(rev).setVersion(1).build();
+    return new Row(rowKey, kv.toByteArray());
+  }
+
+  /** A revision row as the store writes it: 'r' + revision bytes [+ 't'] → the stored KeyValue. */
+  private record Row(byte[] key, byte[] value) {}
+
+  /**
+   * A history where keys are written on both sides of every split point: puts with and without a
+   * lease, re-puts that drop or change a lease, deletes, and a key deleted then written again.
+   */
+  private static List<Row> history() {
+    List<Row> rows = new ArrayList<>();
+    Map<String, long[]> live = new LinkedHashMap<>(); // key → {create, version}
+    String[] keys = {"a", "b", "c", "a", "c", "b", "a", "d", "b", "a", "c", "d"};
+    long[] leases = {0, 7, 0, 9, 0, 0, 0, 7, 8, 0, 5, 0};
+    boolean[] deletes = {false, false, false, false, true, false, true, false, false, false, false, true};
+    long rev = 2;
+    for (int i = 0; i < keys.length; i++, rev++) {
+      ByteString key = ByteString.copyFromUtf8(keys[i]);
+      byte[] revBytes = new Revision(rev, 0).toBytes(deletes[i]);
+      byte[] rowKey = new byte[revBytes.length + 1];
+      rowKey[0] = 'r';
+      System.arraycopy(revBytes, 0, rowKey, 1, revBytes.length);
+      KeyValue kv;
+      if (deletes[i]) {
+        live.remove(keys[i]);
+        kv = KeyValue.newBuilder().setKey(key).setModRevision(rev).build();
+      } else {
+        long[] cv = live.computeIfAbsent(keys[i], k -> new long[] {0, 0});
+        if (cv[1] == 0) {
+          cv[0] = rev;
+        }
+        cv[1]++;
+        kv = KeyValue.newBuilder().setKey(key).setValue(ByteString.copyFromUtf8("v" + rev)).setCreateRevision(cv[0])
+            .setModRevision(rev).setVersion(cv[1]).setLease(leases[i]).build();
+      }
+      rows.add(new Row(rowKey, kv.toByteArray()));
+    }
+    return rows;
+  }
+
+  @Test
+  void fillPutsKeysInEtcdsOrderEvenWhenTheirFirstEightBytesTie() {
+    // prefixes, keys shorter and longer than eight bytes, NULs that pad like the prefix does, bytes >= 0x80
+    List<String> sorted = List.of("a", "a\0", "a\0\0\0\0\0\0\0", "a\0\0\0\0\0\0\0\0", "a\0\0\0\0\0\0\0\1",
+        "abcdefgh", "abcdefgh\0", "abcdefghi", "abcdefgi", "b", "\u007f\u00ff", "\u0080", "\u00ff\u00ff\u00ff\u00ff\u00ff\u00ff\u00ff\u00ff\u00ff");
+    List<String> shuffled = new ArrayList<>(sorted);
+    java.util.Collections.shuffle(shuffled, new java.util.Random(7));
+    IndexRebuild r = new IndexRebuild();
+    for (int i = 0; i < shuffled.size(); i++) {
+      Row row = row(2 + i, shuffled.get(i));
+      r.add(row.key(), row.value());
+    }
+    Map<byte[], KeyIndex> filled = new LinkedHashMap<>();
+    r.fill(filled);
+    assertEquals(sorted, filled.keySet().stream()
+        .map(k -> new String(k, java.nio.charset.StandardCharsets.ISO_8859_1)).toList());
+  }
+
+  private static Map<String, List<KeyIndex.Version>> keys(IndexRebuild r) {
+    Map<byte[], KeyIndex> index = new LinkedHashMap<>(); // in the order fill puts them
+    r.fill(index);
+    Map<String, List<KeyIndex.Version>> out = new LinkedHashMap<>();
+    index.forEach((k, v) -> out.put(new String(k), v.versions()));
+    return out;
+  }
+
+  @Test
+  void joiningPartsReadAtAnySplitGivesWhatOneReadGives() {
+    List<Row> rows = history();
+    IndexRebuild whole = new IndexRebuild();
+    rows.forEach(r -> whole.add(r.key(), r.value()));
+    assertEquals(List.of("a", "b", "c", "d"), List.copyOf(keys(whole).keySet()), "in key order");
+    assertEquals(Map.of(ByteString.copyFromUtf8("b"), 8L, ByteString.copyFromUtf8("c"), 5L), whole.leased(),
+        "a's lease went with its re-put; d was deleted");
+    for (int split = 0; split <= rows.size(); split++) {
+      IndexRebuild earlier = new IndexRebuild();
+      IndexRebuild later = new IndexRebuild();
+      rows.subList(0, split).forEach(r -> earlier.add(r.key(), r.value()));
+      rows.subList(split, rows.size()).forEach(r -> later.add(r.key(), r.value()));
+      earlier.append(later);
+      assertEquals(keys(whole), keys(earlier), "split at row " + split);
+      assertEquals(whole.leased(), earlier.leased(), "split at row " + split);
+      assertEquals(rows.size(), earlier.rows());
+    }
+  }
+}
