@@ -9,13 +9,20 @@ import java.util.Map;
 /**
  * The key index read back from the revision rows when a store opens (etcd restores its treeIndex
  * the same way). Rows come in revision order, so each key's writes come in order but scattered
- * among other keys': they are gathered per key in a hash map, then sorted by key into the index.
+ * among other keys': they are gathered per key in a hash table, then sorted by key into the index.
+ *
+ * <p>The table is open addressing over parallel arrays (linear probing, at most half full): no
+ * entry or key wrapper object per key. With a HashMap those were a million small objects that
+ * every young collection during the rebuild copied again.
  *
  * <p>The history may be read in parts at once, one instance per range of revisions; {@link #append}
  * joins a part onto the one before it.
  */
 final class IndexRebuild {
-  private final Map<MixedKey, KeyIndex> byKey = new HashMap<>(1 << 16);
+  private byte[][] keys = new byte[1 << 16][];
+  private KeyIndex[] histories = new KeyIndex[1 << 16];
+  private int[] hashes = new int[1 << 16];
+  private int size;
   /** Live keys with a lease, as the rows read so far leave them. */
   private final Map<ByteString, Long> leased = new HashMap<>();
   private long rows;
@@ -25,40 +32,89 @@ final class IndexRebuild {
     Revision rev = Revision.fromBytes(rowKey, 1);
     boolean tombstone = Revision.isTombstone(rowKey, 1);
     IndexFields kv = IndexFields.parse(value);
-    MixedKey key = new MixedKey(kv.key());
-    KeyIndex ki = byKey.getOrDefault(key, KeyIndex.EMPTY);
     // rows come in revision order: the last one seen of a key says whether it is live with a lease
     if (kv.lease() != 0 && !tombstone) {
       leased.put(UnsafeByteOperations.unsafeWrap(kv.key()), kv.lease());
     } else if (!leased.isEmpty()) {
       leased.remove(UnsafeByteOperations.unsafeWrap(kv.key()));
     }
-    byKey.put(key, ki.append(tombstone
+    int hash = mix(kv.key());
+    int i = slot(kv.key(), hash);
+    KeyIndex history = keys[i] == null ? KeyIndex.EMPTY : histories[i];
+    history = history.append(tombstone
         ? new KeyIndex.Version(rev, true, 0, 0)
-        : new KeyIndex.Version(rev, false, kv.createRevision(), kv.version())));
+        : new KeyIndex.Version(rev, false, kv.createRevision(), kv.version()));
+    put(i, kv.key(), hash, history);
     rows++;
   }
 
   /** Joins {@code later}, which was read from rows that all come after this one's. */
   void append(IndexRebuild later) {
-    for (Map.Entry<MixedKey, KeyIndex> e : later.byKey.entrySet()) {
-      KeyIndex earlier = byKey.get(e.getKey());
-      if (earlier == null) {
-        byKey.put(e.getKey(), e.getValue());
+    for (int j = 0; j < later.keys.length; j++) {
+      byte[] key = later.keys[j];
+      if (key == null) {
         continue;
       }
-      KeyIndex joined = earlier;
-      for (KeyIndex.Version v : e.getValue().versions()) {
-        joined = joined.append(v);
+      int i = slot(key, later.hashes[j]);
+      KeyIndex history = later.histories[j];
+      if (keys[i] != null) {
+        KeyIndex joined = histories[i];
+        for (KeyIndex.Version v : history.versions()) {
+          joined = joined.append(v);
+        }
+        history = joined;
+        if (!leased.isEmpty()) {
+          // the key's last write is in the later part: whether it holds a lease is the later part's say
+          leased.remove(UnsafeByteOperations.unsafeWrap(key));
+        }
       }
-      byKey.put(e.getKey(), joined);
-      if (!leased.isEmpty()) {
-        // the key's last write is in the later part: whether it holds a lease is the later part's say
-        leased.remove(UnsafeByteOperations.unsafeWrap(e.getKey().key()));
-      }
+      put(i, key, later.hashes[j], history);
     }
     leased.putAll(later.leased);
     rows += later.rows;
+  }
+
+  /** The slot that holds {@code key}, or the empty one where it goes. */
+  private int slot(byte[] key, int hash) {
+    int mask = keys.length - 1;
+    int i = hash & mask;
+    while (keys[i] != null && (hashes[i] != hash || !Arrays.equals(keys[i], key))) {
+      i = (i + 1) & mask;
+    }
+    return i;
+  }
+
+  private void put(int i, byte[] key, int hash, KeyIndex history) {
+    histories[i] = history;
+    if (keys[i] != null) {
+      return;
+    }
+    keys[i] = key;
+    hashes[i] = hash;
+    if (++size * 2 > keys.length) {
+      grow();
+    }
+  }
+
+  private void grow() {
+    byte[][] oldKeys = keys;
+    KeyIndex[] oldHistories = histories;
+    int[] oldHashes = hashes;
+    keys = new byte[oldKeys.length * 2][];
+    histories = new KeyIndex[keys.length];
+    hashes = new int[keys.length];
+    int mask = keys.length - 1;
+    for (int j = 0; j < oldKeys.length; j++) {
+      if (oldKeys[j] != null) {
+        int i = oldHashes[j] & mask;
+        while (keys[i] != null) {
+          i = (i + 1) & mask;
+        }
+        keys[i] = oldKeys[j];
+        histories[i] = oldHistories[j];
+        hashes[i] = oldHashes[j];
+      }
+    }
   }
 
   /**
@@ -68,10 +124,12 @@ final class IndexRebuild {
    * a chain of cache misses.
    */
   void fill(Map<byte[], KeyIndex> index) {
-    Sorted[] all = new Sorted[byKey.size()];
-    int i = 0;
-    for (Map.Entry<MixedKey, KeyIndex> e : byKey.entrySet()) {
-      all[i++] = new Sorted(prefix(e.getKey().key()), e.getKey().key(), e.getValue());
+    Sorted[] all = new Sorted[size];
+    int n = 0;
+    for (int i = 0; i < keys.length; i++) {
+      if (keys[i] != null) {
+        all[n++] = new Sorted(prefix(keys[i]), keys[i], histories[i]);
+      }
     }
     Arrays.parallelSort(all, (a, b) -> {
       int c = Long.compareUnsigned(a.prefix(), b.prefix());
@@ -104,31 +162,15 @@ final class IndexRebuild {
   }
 
   /**
-   * A key with a well-mixed hash: ByteString's and Arrays' own hash (31 * h + b) collide heavily
-   * on short binary keys such as etcd benchmark's, and colliding bins turned into slow trees.
+   * A well-mixed hash of a key: Arrays' and ByteString's own (31 * h + b) collide heavily on short
+   * binary keys such as etcd benchmark's, and linear probing needs the low bits to spread.
    */
-  private record MixedKey(byte[] key, int hash) {
-    MixedKey(byte[] key) {
-      this(key, mix(key));
+  private static int mix(byte[] key) {
+    long h = 0x9E3779B97F4A7C15L ^ key.length;
+    for (byte b : key) {
+      h = (h ^ (b & 0xff)) * 0xBF58476D1CE4E5B9L;
+      h ^= h >>> 29;
     }
-
-    private static int mix(byte[] key) {
-      long h = 0x9E3779B97F4A7C15L ^ key.length;
-      for (byte b : key) {
-        h = (h ^ (b & 0xff)) * 0xBF58476D1CE4E5B9L;
-        h ^= h >>> 29;
-      }
-      return (int) (h ^ (h >>> 32));
-    }
-
-    @Override
-    public int hashCode() {
-      return hash;
-    }
-
-    @Override
-    public boolean equals(Object o) {
-      return o instanceof MixedKey m && m.hash == hash && Arrays.equals(m.key, key);
-    }
+    return (int) (h ^ (h >>> 32));
   }
 }

@@ -77,6 +77,35 @@ class IndexRebuildTest {
         .map(k -> new String(k, java.nio.charset.StandardCharsets.ISO_8859_1)).toList());
   }
 
+  @Test
+  void manyKeysGrowTheTableAndNoneIsLostOrMixedUp() {
+    // 100,000 keys (the table starts with room for 32,768), each written once in the earlier part
+    // and every third one again in the later part, joined as at open.
+    int n = 100_000;
+    IndexRebuild earlier = new IndexRebuild();
+    IndexRebuild later = new IndexRebuild();
+    long rev = 2;
+    for (int k = 0; k < n; k++) {
+      Row r = row(rev++, String.format("k%06d", k));
+      earlier.add(r.key(), r.value());
+    }
+    for (int k = 0; k < n; k += 3) {
+      Row r = row(rev++, String.format("k%06d", k));
+      later.add(r.key(), r.value());
+    }
+    earlier.append(later);
+    Map<String, List<KeyIndex.Version>> keys = keys(earlier);
+    assertEquals(n, keys.size());
+    assertEquals(n + (n + 2) / 3, earlier.rows());
+    int k = 0;
+    for (Map.Entry<String, List<KeyIndex.Version>> e : keys.entrySet()) {
+      assertEquals(String.format("k%06d", k), e.getKey(), "in key order, none missing");
+      assertEquals(2 + k, e.getValue().get(0).revision().main(), e.getKey() + "'s first write");
+      assertEquals(k % 3 == 0 ? 2 : 1, e.getValue().size(), e.getKey() + "'s writes");
+      k++;
+    }
+  }
+
   private static Map<String, List<KeyIndex.Version>> keys(IndexRebuild r) {
     Map<byte[], KeyIndex> index = new LinkedHashMap<>(); // in the order fill puts them
     r.fill(index);
