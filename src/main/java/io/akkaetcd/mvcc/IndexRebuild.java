@@ -41,9 +41,9 @@ final class IndexRebuild {
     int hash = mix(kv.key());
     int i = slot(kv.key(), hash);
     KeyIndex history = keys[i] == null ? KeyIndex.EMPTY : histories[i];
-    history = history.append(tombstone
-        ? new KeyIndex.Version(rev, true, 0, 0)
-        : new KeyIndex.Version(rev, false, kv.createRevision(), kv.version()));
+    history = tombstone
+        ? history.append(rev, true, 0, 0)
+        : history.append(rev, false, kv.createRevision(), kv.version());
     put(i, kv.key(), hash, history);
     rows++;
   }

@@ -54,7 +54,7 @@ public final class KeyIndex {
   }
 
   List<Version> versions() {
-    return since(Long.MIN_VALUE);
+    return from(0);
   }
 
   private long main(int i) {
@@ -107,9 +107,13 @@ public final class KeyIndex {
 
   /** The writes with main revision at or after {@code rev}, in order (etcd's keyIndex.since). */
   List<Version> since(long rev) {
-    int from = rev == Long.MIN_VALUE ? 0 : indexAt(rev - 1) + 1;
-    List<Version> out = new ArrayList<>(size - from);
-    for (int i = from; i < size; i++) {
+    return from(indexAt(rev - 1) + 1);
+  }
+
+  /** The writes from the {@code first}-th on. */
+  private List<Version> from(int first) {
+    List<Version> out = new ArrayList<>(size - first);
+    for (int i = first; i < size; i++) {
       out.add(version(i));
     }
     return List.copyOf(out);
@@ -137,13 +141,15 @@ public final class KeyIndex {
     return append(v.revision(), v.tombstone(), v.createRevision(), v.version());
   }
 
-  private KeyIndex append(Revision rev, boolean tombstone, long createRevision, long version) {
+  /** Appends a write given by its fields; only the single writer may call this (see the class doc). */
+  KeyIndex append(Revision rev, boolean tombstone, long createRevision, long version) {
     if (rev.main() <= 0 || rev.sub() < 0 || rev.sub() >= TOMBSTONE) {
       throw new IllegalArgumentException("not a revision of a write: " + rev);
     }
     if (size > 0) {
       int last = (size - 1) * SLOTS;
-      if (new Revision(slots[last], slots[last + 1] & ~TOMBSTONE).compareTo(rev) >= 0) {
+      long lastMain = slots[last];
+      if (lastMain > rev.main() || lastMain == rev.main() && (slots[last + 1] & ~TOMBSTONE) >= rev.sub()) {
         throw new IllegalStateException("revisions must increase: " + rev);
       }
     }

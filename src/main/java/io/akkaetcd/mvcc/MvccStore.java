@@ -944,7 +944,8 @@ public final class MvccStore implements KvStore {
 
   // ---- encoding ----
 
-  private static byte[] revKey(Revision r, boolean tombstone) {
+  /** The row key of a revision: {@code 'r'}, the revision's bytes, {@code 't'} for a delete. */
+  static byte[] revKey(Revision r, boolean tombstone) {
     byte[] rev = r.toBytes(tombstone);
     byte[] k = new byte[rev.length + 1];
     k[0] = REV;

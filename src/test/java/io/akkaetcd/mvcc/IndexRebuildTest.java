@@ -12,13 +12,9 @@ import org.junit.jupiter.api.Test;
 
 class IndexRebuildTest {
   private static Row row(long rev, String key) {
-    byte[] revBytes = new Revision(rev, 0).toBytes(false);
-    byte[] rowKey = new byte[revBytes.length + 1];
-    rowKey[0] = 'r';
-    System.arraycopy(revBytes, 0, rowKey, 1, revBytes.length);
     KeyValue kv = KeyValue.newBuilder().setKey(ByteString.copyFrom(key, java.nio.charset.StandardCharsets.ISO_8859_1))
         .setCreateRevision(rev).setModRevision(rev).setVersion(1).build();
-    return new Row(rowKey, kv.toByteArray());
+    return new Row(MvccStore.revKey(new Revision(rev, 0), false), kv.toByteArray());
   }
 
   /** A revision row as the store writes it: 'r' + revision bytes [+ 't'] → the stored KeyValue. */
@@ -37,10 +33,6 @@ class IndexRebuildTest {
     long rev = 2;
     for (int i = 0; i < keys.length; i++, rev++) {
       ByteString key = ByteString.copyFromUtf8(keys[i]);
-      byte[] revBytes = new Revision(rev, 0).toBytes(deletes[i]);
-      byte[] rowKey = new byte[revBytes.length + 1];
-      rowKey[0] = 'r';
-      System.arraycopy(revBytes, 0, rowKey, 1, revBytes.length);
       KeyValue kv;
       if (deletes[i]) {
         live.remove(keys[i]);
@@ -54,7 +46,7 @@ class IndexRebuildTest {
         kv = KeyValue.newBuilder().setKey(key).setValue(ByteString.copyFromUtf8("v" + rev)).setCreateRevision(cv[0])
             .setModRevision(rev).setVersion(cv[1]).setLease(leases[i]).build();
       }
-      rows.add(new Row(rowKey, kv.toByteArray()));
+      rows.add(new Row(MvccStore.revKey(new Revision(rev, 0), deletes[i]), kv.toByteArray()));
     }
     return rows;
   }
