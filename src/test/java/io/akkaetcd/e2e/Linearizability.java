@@ -3,6 +3,7 @@ package io.akkaetcd.e2e;
 import java.util.ArrayList;
 import java.util.BitSet;
 import java.util.Comparator;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -21,9 +22,15 @@ import java.util.TreeMap;
  * is not recorded.
  *
  * <p>Written values are unique, so an unknown write (a put or a compare-and-swap) whose value
- * nobody observed, neither a read nor a compare-and-swap's expectation, may as well not have
- * happened: it is dropped before the search. Without this, every unknown write left pending
- * doubles the states to visit.
+ * nobody observed, neither a read nor a compare-and-swap's expectation, can change only one thing
+ * anyone saw: a compare-and-swap that failed because the register held that unseen value. Such a
+ * write is late, not lost (a frozen member forwards it when it thaws), and it is then overwritten
+ * before anyone reads it. So it is kept in the search when a compare-and-swap on its key failed
+ * after it was invoked, and dropped otherwise (placing it at the very end changes nothing anyone
+ * observed). Without the drop, every unknown write left pending doubles the states to visit.
+ *
+ * <p>The search tries operations with a known outcome before unknown ones: an unknown write is
+ * placed only where the known operations cannot go on without it.
  */
 final class Linearizability {
   /** What an operation did. */
@@ -72,32 +79,61 @@ final class Linearizability {
         observed.add(op.key() + "=" + op.expected());
       }
     }
+    // Per key, the latest return of a compare-and-swap that failed: an unseen write invoked
+    // before it may be what made it fail.
+    Map<String, Long> lastFailedCas = new HashMap<>();
+    for (Op op : history) {
+      if (op.kind() == Kind.CAS && Boolean.FALSE.equals(op.succeeded())) {
+        lastFailedCas.merge(op.key(), op.ret(), Math::max);
+      }
+    }
     Map<String, List<Op>> byKey = new TreeMap<>();
     for (Op op : history) {
-      boolean unobservedWrite = op.unknown() && (op.kind() == Kind.PUT || op.kind() == Kind.CAS)
-          && !observed.contains(op.key() + "=" + op.value());
-      if (unobservedWrite) {
+      if (unseenWrite(op, observed) && op.invoke() >= lastFailedCas.getOrDefault(op.key(), Long.MIN_VALUE)) {
         continue;
       }
       byKey.computeIfAbsent(op.key(), k -> new ArrayList<>()).add(op);
     }
     for (Map.Entry<String, List<Op>> e : byKey.entrySet()) {
-      if (!checkKey(e.getValue())) {
+      if (!checkKey(e.getValue(), observed)) {
         return new Result(e.getKey(), e.getValue());
       }
     }
     return new Result(null, List.of());
   }
 
+  /** A write with an unknown outcome whose value no read returned and no compare-and-swap expected. */
+  private static boolean unseenWrite(Op op, Set<String> observed) {
+    return op.unknown() && (op.kind() == Kind.PUT || op.kind() == Kind.CAS)
+        && !observed.contains(op.key() + "=" + op.value());
+  }
+
   private record Visited(BitSet done, String state) {}
 
-  private static boolean checkKey(List<Op> unsorted) {
+  /**
+   * The register's state after an unseen write: the value itself is never compared with anything
+   * (no read returned it, no compare-and-swap expected it), so all such values are one state.
+   */
+  private static final String UNSEEN = "\u0000unseen";
+
+  private static boolean checkKey(List<Op> unsorted, Set<String> observed) {
     List<Op> ops = new ArrayList<>(unsorted);
-    ops.sort(Comparator.comparingLong(Op::invoke));
+    // Known outcomes first, each part by invocation: candidates are tried in list order.
+    ops.sort(Comparator.comparing(Op::unknown).thenComparingLong(Op::invoke));
+    int n = ops.size();
+    // Unseen writes (unknown outcome, value never observed) all leave the register in UNSEEN.
+    // Unseen puts are interchangeable but for their invocation, and one invoked earlier may go
+    // anywhere a later one may: so only the earliest one not yet placed is tried.
+    boolean[] unseen = new boolean[n];
+    BitSet unseenPuts = new BitSet(n);
+    for (int i = 0; i < n; i++) {
+      Op op = ops.get(i);
+      unseen[i] = unseenWrite(op, observed);
+      unseenPuts.set(i, unseen[i] && op.kind() == Kind.PUT);
+    }
     Set<Visited> visited = new HashSet<>();
     // Depth-first search over linearization orders; the explicit stack holds, per level, the op
     // chosen there and the state before it (so a dead end backtracks without recursion).
-    int n = ops.size();
     BitSet done = new BitSet(n);
     String state = null;
     int[] choice = new int[n + 1];
@@ -108,13 +144,13 @@ final class Linearizability {
       if (depth == n) {
         return true;
       }
-      int next = nextCandidate(ops, done, choice[depth] + 1);
+      int next = nextCandidate(ops, done, unseenPuts, choice[depth] + 1);
       boolean stepped = false;
       while (next >= 0) {
         Op op = ops.get(next);
         Object after = step(state, op);
         if (after != REJECT) {
-          String s = (String) after;
+          String s = unseen[next] && op.value().equals(after) ? UNSEEN : (String) after;
           BitSet d = (BitSet) done.clone();
           d.set(next);
           if (visited.add(new Visited(d, s))) {
@@ -131,7 +167,7 @@ final class Linearizability {
             break;
           }
         }
-        next = nextCandidate(ops, done, next + 1);
+        next = nextCandidate(ops, done, unseenPuts, next + 1);
       }
       if (!stepped) {
         if (depth == 0) {
@@ -146,15 +182,23 @@ final class Linearizability {
 
   /**
    * The first op at or after {@code from} that may come next: not done, and invoked before every
-   * pending op's return (an op that returned before another was invoked precedes it).
+   * pending op's return (an op that returned before another was invoked precedes it). Of the
+   * unseen puts, only the first one not done.
    */
-  private static int nextCandidate(List<Op> ops, BitSet done, int from) {
+  private static int nextCandidate(List<Op> ops, BitSet done, BitSet unseenPuts, int from) {
+    int firstUnseenPut = -1;
+    for (int i = unseenPuts.nextSetBit(0); i >= 0; i = unseenPuts.nextSetBit(i + 1)) {
+      if (!done.get(i)) {
+        firstUnseenPut = i;
+        break;
+      }
+    }
     long minReturn = Long.MAX_VALUE;
     for (int i = done.nextClearBit(0); i < ops.size(); i = done.nextClearBit(i + 1)) {
       minReturn = Math.min(minReturn, ops.get(i).ret());
     }
     for (int i = done.nextClearBit(from); i < ops.size(); i = done.nextClearBit(i + 1)) {
-      if (ops.get(i).invoke() <= minReturn) {
+      if (ops.get(i).invoke() <= minReturn && (!unseenPuts.get(i) || i == firstUnseenPut)) {
         return i;
       }
     }

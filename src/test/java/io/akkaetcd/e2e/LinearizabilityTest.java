@@ -21,6 +21,10 @@ class LinearizabilityTest {
     return new Op(c, "k", Kind.GET, null, null, out, null, inv, ret);
   }
 
+  private static Op del(String c, long inv, long ret) {
+    return new Op(c, "k", Kind.DELETE, null, null, null, null, inv, ret);
+  }
+
   private static Op cas(String c, String expected, String v, Boolean ok, long inv, long ret) {
     return new Op(c, "k", Kind.CAS, v, expected, null, ok, inv, ret);
   }
@@ -67,6 +71,45 @@ class LinearizabilityTest {
     assertTrue(Linearizability.check(ops).ok());
     // One of them observed: it must then be placed, and here it cannot be (read before its invocation).
     ops.add(get("b", "lost-150", 5, 6));
+    assertFalse(Linearizability.check(ops).ok());
+  }
+
+  @Test
+  void anUnseenLateWriteMayBeWhatMadeACompareAndSwapFail() {
+    // ClusterChaosTest's pattern: a's write is stuck on a frozen member and lands late, between
+    // b's put and b's compare-and-swap; b's delete then overwrites it, so nobody ever reads it.
+    List<Op> withLateWrite = List.of(
+        put("a", "lost", 0, Linearizability.UNKNOWN), put("b", "1", 10, 11),
+        cas("b", "1", "2", false, 20, 21), del("b", 30, 31), get("b", null, 40, 41));
+    assertTrue(Linearizability.check(withLateWrite).ok());
+    // Without a write that could have landed in between, the failed compare-and-swap is a violation.
+    assertFalse(Linearizability.check(withLateWrite.subList(1, withLateWrite.size())).ok());
+    // ... and so it is if the unknown write was invoked only after the compare-and-swap returned.
+    assertFalse(Linearizability.check(List.of(
+        put("b", "1", 10, 11), cas("b", "1", "2", false, 20, 21),
+        put("a", "lost", 25, Linearizability.UNKNOWN), del("b", 30, 31), get("b", null, 40, 41))).ok());
+  }
+
+  @Test
+  void unknownWritesKeptForFailedCompareAndSwapsDoNotBlowUpTheSearch() {
+    // 20 unseen unknown writes, each invoked before many failed compare-and-swaps; only the last
+    // round's failure needs one of them.
+    List<Op> ops = new ArrayList<>();
+    for (int i = 0; i < 20; i++) {
+      ops.add(put("u" + i, "lost-" + i, 100L * i, Linearizability.UNKNOWN));
+    }
+    for (int i = 0; i < 500; i++) {
+      long t = 10_000 + 10L * i;
+      ops.add(put("b", "v" + i, t, t + 1));
+      ops.add(cas("b", "other", "w" + i, false, t + 2, t + 3));
+      ops.add(get("b", "v" + i, t + 4, t + 5));
+    }
+    ops.add(put("b", "last", 20_000, 20_001));
+    ops.add(cas("b", "last", "never", false, 20_002, 20_003));
+    ops.add(del("b", 20_004, 20_005));
+    assertTrue(Linearizability.check(ops).ok());
+    // Read back after the failure, "last" shows that nothing landed in between: a violation.
+    ops.set(ops.size() - 1, get("b", "last", 20_004, 20_005));
     assertFalse(Linearizability.check(ops).ok());
   }
 
