@@ -1,20 +1,44 @@
 package io.akkaetcd.e2e;
 
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.net.InetAddress;
 import java.net.ServerSocket;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ThreadLocalRandom;
 
-/** Free loopback ports for test servers (never etcd's 2379/2380). */
+/**
+ * Free loopback ports for test servers (never etcd's 2379/2380).
+ *
+ * <p>A port is picked before the server binds it, so something else may take it in between. Two
+ * rules keep that from happening: ports come from below the kernel's ephemeral range (Linux's is
+ * 32768–60999), which is where every outgoing connection of the suite gets its local port and
+ * where {@code bind(0)} picks; and no port is handed out twice in one run, so two servers of one
+ * test cannot be given the same port. (Handing out {@code bind(0)}'s port made etcd fail, now and
+ * then, with "bind: address already in use".)
+ */
 final class Ports {
+  private static final int LOW = 12_000;
+  private static final int HIGH = 32_000;
+  private static final Set<Integer> handedOut = ConcurrentHashMap.newKeySet();
+
   private Ports() {}
 
   static int free() {
-    try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-      s.setReuseAddress(true);
-      return s.getLocalPort();
+    for (int attempt = 0; attempt < 1000; attempt++) {
+      int port = ThreadLocalRandom.current().nextInt(LOW, HIGH);
+      if (bindable(port) && handedOut.add(port)) {
+        return port;
+      }
+    }
+    throw new IllegalStateException("no free loopback port in " + LOW + "-" + HIGH);
+  }
+
+  private static boolean bindable(int port) {
+    try (ServerSocket s = new ServerSocket(port, 1, InetAddress.getLoopbackAddress())) {
+      return true;
     } catch (IOException e) {
-      throw new UncheckedIOException(e);
+      return false;
     }
   }
 }
