@@ -286,6 +286,8 @@ public final class EtcdServer implements EtcdMember, AutoCloseable {
               : CompletableFuture.failedFuture(EtcdError.LEADER_CHANGED.exception()), members.clusterId()),
           PromoteForwarding.ENDPOINT);
     }
+    system.scheduler().scheduleWithFixedDelay(EXPIRY_SWEEP, EXPIRY_SWEEP, server::expireRequests,
+        system.executionContext());
     membership.onChange(m -> {
       if (m.selfMember().isEmpty()) {
         // etcd: "the member has been permanently removed from the cluster"
@@ -497,7 +499,7 @@ public final class EtcdServer implements EtcdMember, AutoCloseable {
     long id = ids.next();
     CompletableFuture<Object> result = wait.register(id);
     inbox.proposeConfChange(id, change.setRequestId(id).build().toByteString());
-    return result.orTimeout(requestTimeout.toMillis(), TimeUnit.MILLISECONDS).thenApply(r -> (ClusterMembers) r);
+    return result.thenApply(r -> (ClusterMembers) r); // fails by expireRequests after --request-timeout
   }
 
   /** The test-only fault injection of {@link PeerFilter}, if akka-etcd.fault-injection names a file. */
@@ -624,11 +626,16 @@ public final class EtcdServer implements EtcdMember, AutoCloseable {
       return CompletableFuture.failedFuture(EtcdError.REQUEST_TOO_LARGE.exception());
     }
     CompletableFuture<Object> result = wait.register(id);
-    long start = System.nanoTime();
     inbox.propose(id, data);
-    return result.orTimeout(requestTimeout.toMillis(), TimeUnit.MILLISECONDS)
-        .exceptionallyCompose(e -> CompletableFuture.failedFuture(
-            e instanceof java.util.concurrent.TimeoutException ? timeoutError(start) : e));
+    return result; // fails by expireRequests after --request-timeout
+  }
+
+  /** How often waiting proposals are checked against the request timeout. */
+  private static final Duration EXPIRY_SWEEP = Duration.ofMillis(50);
+
+  /** Fails the proposals that have waited the request timeout (etcd's "request timed out"). */
+  private void expireRequests() {
+    wait.expire(System.nanoTime(), requestTimeout.toNanos(), this::timeoutError);
   }
 
   /**

@@ -2,41 +2,66 @@ package io.akkaetcd.wait;
 
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.LongFunction;
 
 /**
  * Proposals waiting for their entry to be applied, by request id (etcd's pkg/wait.Wait).
  * The API registers before proposing; the applier triggers after the entry's effects are
  * visible to readers; the raft member fails a proposal it had to drop. An id unknown here (an
  * entry re-applied after a restart, or proposed by another member) is ignored.
+ *
+ * <p>A request that waits too long is failed by {@link #expire}, which the server runs every few
+ * milliseconds over what is still waiting: one sweep, not a timer per request (a timer each woke
+ * the JDK's delay-scheduler thread on every request when requests came one at a time).
  */
 public final class Wait {
-  private final ConcurrentHashMap<Long, CompletableFuture<Object>> pending = new ConcurrentHashMap<>();
+  private record Pending(CompletableFuture<Object> future, long registeredNanos) {}
+
+  private final ConcurrentHashMap<Long, Pending> pending = new ConcurrentHashMap<>();
 
   public CompletableFuture<Object> register(long id) {
+    return register(id, System.nanoTime());
+  }
+
+  /** Registers {@code id} as registered at {@code nowNanos} ({@link System#nanoTime()}). */
+  public CompletableFuture<Object> register(long id, long nowNanos) {
     CompletableFuture<Object> f = new CompletableFuture<>();
-    if (pending.putIfAbsent(id, f) != null) {
+    Pending p = new Pending(f, nowNanos);
+    if (pending.putIfAbsent(id, p) != null) {
       throw new IllegalStateException("duplicate request id " + id);
     }
-    f.whenComplete((r, e) -> pending.remove(id, f));
+    f.whenComplete((r, e) -> pending.remove(id, p));
     return f;
   }
 
   public void trigger(long id, Object result) {
-    CompletableFuture<Object> f = pending.remove(id);
-    if (f != null) {
-      f.complete(result);
+    Pending p = pending.remove(id);
+    if (p != null) {
+      p.future().complete(result);
     }
   }
 
   public void fail(long id, Throwable error) {
-    CompletableFuture<Object> f = pending.remove(id);
-    if (f != null) {
-      f.completeExceptionally(error);
+    Pending p = pending.remove(id);
+    if (p != null) {
+      p.future().completeExceptionally(error);
     }
   }
 
   public boolean isPending(long id) {
     return pending.containsKey(id);
+  }
+
+  /**
+   * Fails every request registered at least {@code timeoutNanos} before {@code nowNanos} with
+   * {@code error} applied to the time it was registered.
+   */
+  public void expire(long nowNanos, long timeoutNanos, LongFunction<Throwable> error) {
+    pending.forEach((id, p) -> {
+      if (nowNanos - p.registeredNanos() >= timeoutNanos) {
+        fail(id, error.apply(p.registeredNanos()));
+      }
+    });
   }
 
   /** Fails every waiting request, e.g. at shutdown. */

@@ -31,6 +31,22 @@ class WaitTest {
   }
 
   @Test
+  void expireFailsOnlyRequestsOlderThanTheTimeoutWithTheirOwnRegistrationTime() throws Exception {
+    Wait w = new Wait();
+    CompletableFuture<Object> old = w.register(1, 1_000);
+    CompletableFuture<Object> young = w.register(2, 5_000);
+    w.expire(10_999, 10_000, registered -> new RuntimeException("timed out, registered at " + registered));
+    assertFalse(old.isDone());
+    w.expire(11_000, 10_000, registered -> new RuntimeException("timed out, registered at " + registered));
+    ExecutionException e = assertThrows(ExecutionException.class, old::get);
+    assertEquals("timed out, registered at 1000", e.getCause().getMessage());
+    assertFalse(w.isPending(1));
+    assertFalse(young.isDone());
+    w.trigger(2, "applied");
+    assertEquals("applied", young.get());
+  }
+
+  @Test
   void appliedIndexWaitersCompleteInOrderOnceReached() {
     AppliedIndexWait a = new AppliedIndexWait(5);
     assertTrue(a.waitFor(5).isDone());

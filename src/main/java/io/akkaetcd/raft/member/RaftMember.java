@@ -102,7 +102,14 @@ public final class RaftMember
       Consumer<List<Entry>> applier, BiConsumer<Long, Throwable> failProposal, AtomicReference<RaftStatus> status) {
     return Behaviors.<Command>supervise(Behaviors.setup(ctx -> Behaviors.withTimers(timers -> {
               inbox.attach(ctx.getSelf());
-              return new RaftMember(ctx, timers, settings, inbox, send, applier, failProposal, status);
+              // Akka Persistence publishes every persisted event to the system's event stream
+              // unless told not to (it is for Replicated Event Sourcing); nobody here listens, and
+              // each publication woke a default-dispatcher thread per journal write.
+              // (The Scala DSL's behaviour is a trait over a class, which Java cannot see: cast.)
+              @SuppressWarnings("unchecked")
+              Behavior<Command> member = (Behavior<Command>) (Object) new RaftMember(ctx, timers, settings,
+                  inbox, send, applier, failProposal, status).createEventSourcedBehavior().withEventPublishing(false);
+              return member;
             })))
         .onFailure(SupervisorStrategy.restartWithBackoff(Duration.ofMillis(200), Duration.ofSeconds(5), 0.2));
   }
