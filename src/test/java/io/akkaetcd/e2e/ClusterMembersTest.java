@@ -109,6 +109,19 @@ class ClusterMembersTest {
       assertEquals("OK\n", afterUpdate.stdout(), afterUpdate.all());
       ServerProcess.awaitConverged(rest);
       assertTrue(Etcdctl.run(moving.endpoint(), "member", "list").stdout().contains(newPeerUrl));
+
+      // Quorum lost (two of three killed, the leader among them): the survivor fails writes and
+      // linearizable reads with "etcdserver: no leader" once it knows it has none, and still
+      // serves serializable reads from its own store.
+      ServerProcess lastLeader = ServerProcess.leader(rest);
+      ServerProcess survivor = rest.stream().filter(m -> m != lastLeader).findFirst().orElseThrow();
+      rest.stream().filter(m -> m != survivor).forEach(ServerProcess::kill);
+      Etcdctl.Result noLeaderRead = Etcdctl.run(survivor.endpoint(), "get", "after-update");
+      assertTrue(noLeaderRead.stderr().contains("etcdserver: no leader"), noLeaderRead.all());
+      Etcdctl.Result noLeaderWrite = Etcdctl.run(survivor.endpoint(), "put", "lost", "x");
+      assertTrue(noLeaderWrite.stderr().contains("etcdserver: no leader"), noLeaderWrite.all());
+      Etcdctl.Result local = Etcdctl.run(survivor.endpoint(), "get", "after-update", "--consistency=s");
+      assertEquals("after-update\nok\n", local.stdout(), local.all());
     } catch (Throwable t) {
       members.forEach(m -> System.out.println("---- " + m.name() + " log\n" + m.log()));
       throw t;
