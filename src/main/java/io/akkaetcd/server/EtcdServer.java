@@ -81,6 +81,7 @@ import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
 import org.slf4j.Logger;
@@ -104,6 +105,9 @@ public final class EtcdServer implements EtcdMember, AutoCloseable {
   private final ActorSystem<Void> system;
   private final RaftInbox inbox;
   private final Wait wait;
+  /** Linearizable reads waiting for their read index to be applied, by a local id. */
+  private final Wait reads = new Wait();
+  private final AtomicLong readIds = new AtomicLong();
   private final AppliedIndexWait applied;
   private final AtomicReference<RaftStatus> raftStatus;
   private final RequestIds ids;
@@ -310,6 +314,7 @@ public final class EtcdServer implements EtcdMember, AutoCloseable {
     }
     system.getWhenTerminated().whenComplete((d, e) -> {
       wait.failAll(EtcdError.STOPPED.exception());
+      server.reads.failAll(EtcdError.STOPPED.exception());
       store.close();
       log.info("{} stopped; store closed", members.self());
       server.stopped.complete(null);
@@ -635,7 +640,10 @@ public final class EtcdServer implements EtcdMember, AutoCloseable {
 
   /** Fails the proposals that have waited the request timeout (etcd's "request timed out"). */
   private void expireRequests() {
-    wait.expire(System.nanoTime(), requestTimeout.toNanos(), this::timeoutError);
+    long now = System.nanoTime();
+    wait.expire(now, requestTimeout.toNanos(), this::timeoutError);
+    // etcd answers a read index that timed out with a plain "request timed out".
+    reads.expire(now, requestTimeout.toNanos(), registered -> EtcdError.TIMEOUT.exception());
   }
 
   /**
@@ -652,11 +660,18 @@ public final class EtcdServer implements EtcdMember, AutoCloseable {
 
   @Override
   public CompletionStage<Void> linearizableBarrier() {
+    long id = readIds.incrementAndGet();
+    CompletableFuture<Object> done = reads.register(id); // fails by expireRequests, as proposals do
     CompletableFuture<Long> readIndex = new CompletableFuture<>();
     inbox.readIndex(readIndex);
-    return readIndex.thenCompose(applied::waitFor)
-        .orTimeout(requestTimeout.toMillis(), TimeUnit.MILLISECONDS)
-        .thenApply(i -> null);
+    readIndex.thenCompose(applied::waitFor).whenComplete((index, error) -> {
+      if (error == null) {
+        reads.trigger(id, index);
+      } else {
+        reads.fail(id, error);
+      }
+    });
+    return done.thenApply(i -> null);
   }
 
   @Override
