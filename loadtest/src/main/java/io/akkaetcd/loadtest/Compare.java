@@ -92,11 +92,13 @@ public final class Compare {
       }
       for (ServerUnderTest server : servers) {
         seed(server);
-        // Warm-up, both alike. After 30,000 puts akka-etcd's JIT compiler was still busy (420 C2
-        // compilations in the next 50,000 puts, 26 after 300,000: -XX:+PrintCompilation), so the
-        // first rounds measured a JVM that was compiling on the 2 cores the load shares. A single
-        // client's put takes branches the 64-client load does not, so it gets its own warm-up.
-        runQuiet(server, "put --clients 64 --conns 8 --key-space-size 100000 --total 150000");
+        // Warm-up, both alike, until akka-etcd's JIT compiler has settled: with
+        // -XX:+PrintCompilation, 50,000-put rounds made 866, 296, 52, 44, 34, 34, 21, 11, 12, 9 C2
+        // compilations, and the server's CPU a put fell from 178 to 47 µs by the third round and to
+        // 40 µs by the seventh (loadtest/RESULTS.md, 2026-11-23, late). Measuring earlier measures
+        // a JVM compiling on the 2 cores the load shares, not the server users run for days. A
+        // single client's put takes branches the 64-client load does not: its own warm-up.
+        runQuiet(server, "put --clients 64 --conns 8 --key-space-size 100000 --total 350000");
         runQuiet(server, "put --clients 1 --total 2000");
       }
       // Each workload runs on both servers in turn, the order alternating, `rounds` times: the
