@@ -1,15 +1,12 @@
 package io.akkaetcd.lease;
 
 import akka.actor.AbstractActor;
-import akka.actor.ActorSelection;
-import akka.actor.ActorSystem;
 import akka.actor.Props;
-import akka.pattern.Patterns;
 import io.akkaetcd.api.EtcdError;
+import io.akkaetcd.cluster.PeerAsk;
 import io.akkaetcd.proto.peerpb.LeaseRenewRequest;
 import io.akkaetcd.proto.peerpb.LeaseRenewResponse;
 import io.akkaetcd.raft.member.RaftStatus;
-import io.akkaetcd.raft.peer.PeerFilter;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
@@ -31,28 +28,17 @@ public final class LeaseForwarding {
   private final Lessor lessor;
   private final LeaseKeeper keeper;
   private final Supplier<RaftStatus> status;
-  private final java.util.function.LongFunction<ActorSelection> leaders;
+  private final PeerAsk peers;
   private final Duration timeout;
-  private final PeerFilter filter;
 
-  /**
-   * @param peers every other member's leases endpoint by member id (null if unknown)
-   * @param timeout how long to wait for the leader's answer
-   * @param filter peers cut off by fault injection (tests)
-   */
-  public LeaseForwarding(Lessor lessor, LeaseKeeper keeper, Supplier<RaftStatus> status,
-      java.util.function.LongFunction<ActorSelection> peers, Duration timeout, PeerFilter filter) {
-    this.filter = filter;
+  /** @param timeout how long to wait for the leader's answer */
+  public LeaseForwarding(Lessor lessor, LeaseKeeper keeper, Supplier<RaftStatus> status, PeerAsk peers,
+      Duration timeout) {
     this.lessor = lessor;
     this.keeper = keeper;
     this.status = status;
-    this.leaders = peers;
+    this.peers = peers;
     this.timeout = timeout;
-  }
-
-  /** The selection of a member's endpoint at its Artery address. */
-  public static ActorSelection endpoint(ActorSystem system, String address) {
-    return system.actorSelection(address + "/user/" + ENDPOINT);
   }
 
   /** A keep-alive: the lease's TTL once the leader restarted its deadline, 0 if there is no such lease. */
@@ -70,11 +56,7 @@ public final class LeaseForwarding {
     if (s.isLeader()) {
       return CompletableFuture.completedFuture(answer(request).getTtl());
     }
-    ActorSelection leader = leaders.apply(s.leader());
-    if (leader == null || filter.blocked(s.leader())) {
-      return CompletableFuture.failedFuture(EtcdError.NO_LEADER.exception());
-    }
-    return Patterns.ask(leader, request, timeout).handle((reply, error) -> {
+    return peers.ask(s.leader(), "/user/" + ENDPOINT, request, timeout).handle((reply, error) -> {
       if (error != null || !(reply instanceof LeaseRenewResponse r) || !r.getLeader()) {
         throw EtcdError.NO_LEADER.exception();
       }

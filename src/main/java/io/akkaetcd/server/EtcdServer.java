@@ -38,6 +38,7 @@ import io.akkaetcd.cluster.MemberAttributes;
 import io.akkaetcd.cluster.MemberId;
 import io.akkaetcd.cluster.MemberIdentity;
 import io.akkaetcd.cluster.Membership;
+import io.akkaetcd.cluster.PeerAsk;
 import io.akkaetcd.proto.raftpb.ConfChange;
 import io.akkaetcd.proto.raftpb.ConfChangeType;
 import io.akkaetcd.proto.etcdserverpb.MemberAttrSetRequest;
@@ -146,8 +147,8 @@ public final class EtcdServer implements EtcdMember, AutoCloseable {
     this.serverVersion = c.getString("akka-etcd.server-version");
     this.clusterVersion = c.getString("akka-etcd.cluster-version");
     this.bindings = new ArrayList<>();
-    this.promotions = new PromoteForwarding(Adapter.toClassic(system), id -> peerAddress(membership, id),
-        requestTimeout, filter, membership.current().clusterId());
+    this.promotions = new PromoteForwarding(peerAsk(Adapter.toClassic(system), membership, filter), requestTimeout,
+        membership.current().clusterId());
   }
 
   /**
@@ -231,11 +232,7 @@ public final class EtcdServer implements EtcdMember, AutoCloseable {
         }
       }
       LeaseForwarding forwarding = new LeaseForwarding(lessor, keeper, status::get,
-          id -> {
-            String address = peerAddress(membership, id);
-            return address == null ? null : LeaseForwarding.endpoint(classic, address);
-          },
-          config.electionTimeout().multipliedBy(2), filter);
+          peerAsk(classic, membership, filter), config.electionTimeout().multipliedBy(2));
       Adapter.actorOf(ctx, forwarding.endpointProps(), LeaseForwarding.ENDPOINT);
       leaseForwarding.complete(forwarding);
       ActorRef<MvccApplier.Command> applier = ctx.spawn(
@@ -348,6 +345,11 @@ public final class EtcdServer implements EtcdMember, AutoCloseable {
   /** A member's Artery address (from its first peer URL), or null if it is not a member. */
   private static String peerAddress(Membership membership, long id) {
     return membership.current().member(id).map(m -> PeerTransport.address(m.peerUrls().get(0))).orElse(null);
+  }
+
+  /** Asks other members' actors at their Artery address (their first peer URL in the membership). */
+  private static PeerAsk peerAsk(akka.actor.ActorSystem classic, Membership membership, PeerFilter filter) {
+    return new PeerAsk(classic, id -> peerAddress(membership, id), filter);
   }
 
   /** Every other member's first peer URL, by member id. */

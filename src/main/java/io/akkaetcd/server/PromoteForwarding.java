@@ -1,17 +1,15 @@
 package io.akkaetcd.server;
 
 import akka.actor.AbstractActor;
-import akka.actor.ActorSelection;
-import akka.actor.ActorSystem;
+import akka.actor.ActorRef;
 import akka.actor.Props;
-import akka.pattern.Patterns;
 import io.akkaetcd.api.EtcdError;
 import io.akkaetcd.api.EtcdException;
+import io.akkaetcd.cluster.PeerAsk;
 import io.akkaetcd.proto.peerpb.PromoteRequest;
 import io.akkaetcd.proto.peerpb.PromoteResponse;
-import io.akkaetcd.raft.peer.PeerFilter;
 import java.time.Duration;
-import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import java.util.function.LongFunction;
 
@@ -24,34 +22,26 @@ import java.util.function.LongFunction;
 final class PromoteForwarding {
   static final String ENDPOINT = "promote";
 
-  private final ActorSystem system;
-  private final LongFunction<String> addressOf;
+  private final PeerAsk peers;
   private final Duration timeout;
-  private final PeerFilter filter;
   private final long clusterId;
 
-  /**
-   * @param addressOf a member's Artery address by id (null if unknown)
-   * @param clusterId this member's cluster: requests carry it, and the endpoint drops others'
-   */
-  PromoteForwarding(ActorSystem system, LongFunction<String> addressOf, Duration timeout, PeerFilter filter,
-      long clusterId) {
-    this.clusterId = clusterId;
-    this.system = system;
-    this.addressOf = addressOf;
+  /** @param clusterId this member's cluster: requests carry it, and the endpoint drops others' */
+  PromoteForwarding(PeerAsk peers, Duration timeout, long clusterId) {
+    this.peers = peers;
     this.timeout = timeout;
-    this.filter = filter;
+    this.clusterId = clusterId;
   }
 
   /** Asks {@code leader} to promote learner {@code id}; fails with the leader's error. */
   CompletionStage<Void> forward(long leader, long id) {
-    String address = leader == 0 ? null : addressOf.apply(leader);
-    if (address == null || filter.blocked(leader)) {
-      return CompletableFuture.failedFuture(EtcdError.NO_LEADER.exception());
-    }
-    ActorSelection endpoint = system.actorSelection(address + "/system/" + ENDPOINT);
-    return Patterns.ask(endpoint, PromoteRequest.newBuilder().setId(id).setClusterId(clusterId).build(), timeout).handle((reply, error) -> {
-      if (error != null || !(reply instanceof PromoteResponse r)) {
+    PromoteRequest request = PromoteRequest.newBuilder().setId(id).setClusterId(clusterId).build();
+    return peers.ask(leader, "/system/" + ENDPOINT, request, timeout).handle((reply, error) -> {
+      Throwable cause = error instanceof CompletionException ? error.getCause() : error;
+      if (cause instanceof EtcdException e) {
+        throw e; // no leader to ask
+      }
+      if (cause != null || !(reply instanceof PromoteResponse r)) {
         throw EtcdError.TIMEOUT.exception();
       }
       if (!r.getError().isEmpty()) {
@@ -62,15 +52,15 @@ final class PromoteForwarding {
   }
 
   /** The leader's side: promotes with {@code promote} (which refuses if this member no longer leads). */
-  static Props endpoint(java.util.function.LongFunction<CompletionStage<?>> promote, long clusterId) {
+  static Props endpoint(LongFunction<CompletionStage<?>> promote, long clusterId) {
     return Props.create(Endpoint.class, () -> new Endpoint(promote, clusterId));
   }
 
   private static final class Endpoint extends AbstractActor {
-    private final java.util.function.LongFunction<CompletionStage<?>> promote;
+    private final LongFunction<CompletionStage<?>> promote;
     private final long clusterId;
 
-    Endpoint(java.util.function.LongFunction<CompletionStage<?>> promote, long clusterId) {
+    Endpoint(LongFunction<CompletionStage<?>> promote, long clusterId) {
       this.promote = promote;
       this.clusterId = clusterId;
     }
@@ -78,12 +68,12 @@ final class PromoteForwarding {
     @Override
     public Receive createReceive() {
       return receiveBuilder().match(PromoteRequest.class, r -> r.getClusterId() == clusterId, r -> {
-        akka.actor.ActorRef asker = getSender();
+        ActorRef asker = getSender();
         promote.apply(r.getId()).whenComplete((done, error) -> {
-          Throwable cause = error instanceof java.util.concurrent.CompletionException ? error.getCause() : error;
+          Throwable cause = error instanceof CompletionException ? error.getCause() : error;
           String text = cause == null ? ""
               : cause instanceof EtcdException e ? e.error().text() : EtcdError.TIMEOUT.text();
-          asker.tell(PromoteResponse.newBuilder().setError(text).build(), akka.actor.ActorRef.noSender());
+          asker.tell(PromoteResponse.newBuilder().setError(text).build(), ActorRef.noSender());
         });
       }).build();
     }
