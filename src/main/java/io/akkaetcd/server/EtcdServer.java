@@ -82,7 +82,6 @@ import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
 import org.slf4j.Logger;
@@ -106,9 +105,8 @@ public final class EtcdServer implements EtcdMember, AutoCloseable {
   private final ActorSystem<Void> system;
   private final RaftInbox inbox;
   private final Wait wait;
-  /** Linearizable reads waiting for their read index to be applied, by a local id. */
+  /** Linearizable reads waiting for their read index to be applied, by an id from {@link #ids}. */
   private final Wait reads = new Wait();
-  private final AtomicLong readIds = new AtomicLong();
   private final AppliedIndexWait applied;
   private final AtomicReference<RaftStatus> raftStatus;
   private final RequestIds ids;
@@ -637,10 +635,10 @@ public final class EtcdServer implements EtcdMember, AutoCloseable {
     return result; // fails by expireRequests after --request-timeout
   }
 
-  /** How often waiting proposals are checked against the request timeout. */
+  /** How often waiting proposals and linearizable reads are checked against the request timeout. */
   private static final Duration EXPIRY_SWEEP = Duration.ofMillis(50);
 
-  /** Fails the proposals that have waited the request timeout (etcd's "request timed out"). */
+  /** Fails the proposals and reads that have waited the request timeout (etcd's "request timed out"). */
   private void expireRequests() {
     long now = System.nanoTime();
     wait.expire(now, requestTimeout.toNanos(), this::timeoutError);
@@ -662,7 +660,7 @@ public final class EtcdServer implements EtcdMember, AutoCloseable {
 
   @Override
   public CompletionStage<Void> linearizableBarrier() {
-    long id = readIds.incrementAndGet();
+    long id = ids.next();
     CompletableFuture<Object> done = reads.register(id); // fails by expireRequests, as proposals do
     CompletableFuture<Long> readIndex = new CompletableFuture<>();
     inbox.readIndex(readIndex);

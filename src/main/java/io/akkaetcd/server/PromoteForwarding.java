@@ -37,7 +37,7 @@ final class PromoteForwarding {
   CompletionStage<Void> forward(long leader, long id) {
     PromoteRequest request = PromoteRequest.newBuilder().setId(id).setClusterId(clusterId).build();
     return peers.ask(leader, "/system/" + ENDPOINT, request, timeout).handle((reply, error) -> {
-      Throwable cause = error instanceof CompletionException ? error.getCause() : error;
+      Throwable cause = unwrapped(error);
       if (cause instanceof EtcdException e) {
         throw e; // no leader to ask
       }
@@ -49,6 +49,11 @@ final class PromoteForwarding {
       }
       return null;
     });
+  }
+
+  /** A failed stage's own error, without the CompletionException a dependent stage wraps it in. */
+  private static Throwable unwrapped(Throwable error) {
+    return error instanceof CompletionException ? error.getCause() : error;
   }
 
   /** The leader's side: promotes with {@code promote} (which refuses if this member no longer leads). */
@@ -70,7 +75,7 @@ final class PromoteForwarding {
       return receiveBuilder().match(PromoteRequest.class, r -> r.getClusterId() == clusterId, r -> {
         ActorRef asker = getSender();
         promote.apply(r.getId()).whenComplete((done, error) -> {
-          Throwable cause = error instanceof CompletionException ? error.getCause() : error;
+          Throwable cause = unwrapped(error);
           String text = cause == null ? ""
               : cause instanceof EtcdException e ? e.error().text() : EtcdError.TIMEOUT.text();
           asker.tell(PromoteResponse.newBuilder().setError(text).build(), ActorRef.noSender());
