@@ -19,7 +19,7 @@ import java.util.concurrent.CompletionStage;
  * Everything served on a client URL. gRPC requests go to their service by the first path segment
  * ({@code /etcdserverpb.KV/Range}); an unknown service or method answers gRPC UNIMPLEMENTED as
  * grpc-go does, never a bare HTTP 404. Plain HTTP gets etcd's {@code /health} and
- * {@code /version}.
+ * {@code /version}. Nothing is served before the member is {@linkplain EtcdMember#ready ready}.
  */
 public final class ClientRouter implements Function<HttpRequest, CompletionStage<HttpResponse>> {
   /** What a learner serves (etcd's isRPCSupportedForLearner). */
@@ -40,6 +40,21 @@ public final class ClientRouter implements Function<HttpRequest, CompletionStage
 
   @Override
   public CompletionStage<HttpResponse> apply(HttpRequest req) throws Exception {
+    CompletionStage<Void> ready = member.ready();
+    if (ready.toCompletableFuture().isDone()) {
+      return route(req);
+    }
+    // etcd serves nothing before it is ready; a request waits for it (or for its client's deadline).
+    return ready.thenComposeAsync(x -> {
+      try {
+        return route(req);
+      } catch (Exception e) {
+        return CompletableFuture.failedFuture(e);
+      }
+    }, materializer.executionContext());
+  }
+
+  private CompletionStage<HttpResponse> route(HttpRequest req) throws Exception {
     String path = req.getUri().path();
     if (isGrpc(req)) {
       int slash = path.indexOf('/', 1);

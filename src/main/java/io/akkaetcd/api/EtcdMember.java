@@ -49,6 +49,15 @@ public interface EtcdMember {
   /** MemberRemove: completes with the remaining members once applied. */
   CompletionStage<ClusterMembers> removeMember(long id);
 
+  /**
+   * Completes once this member serves clients (etcd's ReadyNotify): at once, except for a member
+   * of a cluster that has not recorded its own name and client URLs yet, which waits until its
+   * publication is applied here. Until then requests wait, as etcd's do.
+   */
+  default CompletionStage<Void> ready() {
+    return java.util.concurrent.CompletableFuture.completedFuture(null);
+  }
+
   /** Executor for reads: off the apply path and off the gRPC transport threads. */
   Executor readExecutor();
 

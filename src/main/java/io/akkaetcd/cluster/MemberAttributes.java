@@ -7,6 +7,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.TreeMap;
+import java.util.concurrent.CompletableFuture;
 
 /**
  * The name and client URLs each member published through Raft (etcd's member attributes), kept in
@@ -21,8 +22,12 @@ public final class MemberAttributes {
   /** What one member published. */
   public record Published(String name, List<URI> clientUrls) {}
 
+  /** A wait for one member's publication (see {@link #whenRecorded}). */
+  private record Awaited(long memberId, Published published, CompletableFuture<Void> done) {}
+
   private final Path dir;
   private volatile Map<Long, Published> published;
+  private final List<Awaited> awaited = new ArrayList<>(); // guarded by this
 
   private MemberAttributes(Path dir, Map<Long, Published> published) {
     this.dir = dir;
@@ -63,11 +68,33 @@ public final class MemberAttributes {
     return published;
   }
 
+  /**
+   * Completes once {@code memberId}'s recorded publication is exactly {@code name} and
+   * {@code urls}, whether an applied entry or an installed snapshot recorded it; at once if it is.
+   */
+  public synchronized CompletableFuture<Void> whenRecorded(long memberId, String name, List<URI> urls) {
+    Awaited a = new Awaited(memberId, new Published(name, List.copyOf(urls)), new CompletableFuture<>());
+    awaited.add(a);
+    completeRecorded();
+    return a.done();
+  }
+
   /** Replaces everything by what a snapshot installed from the leader holds (applier thread); durable when this returns. */
   public synchronized void restore(Map<Long, Published> all) {
     Map<Long, Published> next = new TreeMap<>(all);
     write(next);
     published = next;
+    completeRecorded();
+  }
+
+  private void completeRecorded() {
+    awaited.removeIf(a -> {
+      boolean recorded = a.published().equals(published.get(a.memberId()));
+      if (recorded) {
+        a.done().complete(null);
+      }
+      return recorded;
+    });
   }
 
   private void write(Map<Long, Published> all) {
@@ -86,5 +113,6 @@ public final class MemberAttributes {
     next.put(memberId, p);
     write(next);
     published = next;
+    completeRecorded();
   }
 }

@@ -122,6 +122,8 @@ public final class EtcdServer implements EtcdMember, AutoCloseable {
   private final AtomicBoolean failed;
   /** Completes once the actors are stopped and the store is closed. */
   private final CompletableFuture<Void> stopped = new CompletableFuture<>();
+  /** Completes once clients are served (see {@link #ready()}); set before the client URLs are bound. */
+  private volatile CompletableFuture<Void> ready = CompletableFuture.completedFuture(null);
 
   private EtcdServer(ServerConfig config, Membership membership, MemberAttributes attributes, KvStore store,
       ActorSystem<Void> system,
@@ -326,17 +328,22 @@ public final class EtcdServer implements EtcdMember, AutoCloseable {
         id -> server.propose(InternalRaftRequest.newBuilder()
             .setLeaseRevoke(LeaseRevokeRequest.newBuilder().setID(id)))),
         "lease-expiry", akka.actor.typed.Props.empty());
+    if (!peers.isEmpty()) {
+      server.ready = server.attributes.whenRecorded(members.self().value(), config.name(), config.advertiseClientUrls());
+    }
     try {
       server.bindClientUrls(kv, lessor, leaseForwarding.join(), hub);
     } catch (RuntimeException e) {
       server.close();
       throw e;
     }
-    if (!peers.isEmpty()) {
+    if (!server.ready.isDone()) {
+      log.info("{} listening on {}; serving clients once its name and client URLs are published",
+          members.self(), config.listenClientUrls());
       server.publishAttributes();
     }
-    log.info("{} serving client requests on {} (cluster {}, data dir {})", members.self(),
-        config.listenClientUrls(), Long.toHexString(members.clusterId()), config.dataDir());
+    server.ready.thenRun(() -> log.info("{} serving client requests on {} (cluster {}, data dir {})", members.self(),
+        config.listenClientUrls(), Long.toHexString(members.clusterId()), config.dataDir()));
     return server;
   }
 
@@ -556,25 +563,29 @@ public final class EtcdServer implements EtcdMember, AutoCloseable {
   }
 
   /**
-   * Publishes this member's client URLs through Raft (etcd's publish at start), so that every
-   * member lists them; retried every second until it is applied, unless they are recorded already.
+   * Publishes this member's name and client URLs through Raft (etcd's publish at start), so that
+   * every member lists them; retried every second until they are recorded here, by the entry's
+   * apply or by a snapshot that holds it. A restarted member that recorded them already serves at
+   * once and does not publish again.
    */
   private void publishAttributes() {
-    List<URI> urls = config.advertiseClientUrls();
-    long self = membership.current().self().value();
-    if (attributes.clientUrls(self).filter(urls::equals).isPresent()
-        && attributes.name(self).filter(config.name()::equals).isPresent()) {
+    if (ready.isDone() || stopped.isDone()) {
       return;
     }
     propose(InternalRaftRequest.newBuilder().setMemberAttrSet(MemberAttrSetRequest.newBuilder()
-        .setMemberId(self).setName(config.name())
-        .addAllClientUrls(urls.stream().map(URI::toString).toList())))
+        .setMemberId(membership.current().self().value()).setName(config.name())
+        .addAllClientUrls(config.advertiseClientUrls().stream().map(URI::toString).toList())))
         .whenComplete((r, e) -> {
-          if (e != null && !stopped.isDone()) {
+          if (e != null && !ready.isDone() && !stopped.isDone()) {
             log.debug("publishing client URLs failed ({}); retrying", e.toString());
             system.scheduler().scheduleOnce(Duration.ofSeconds(1), this::publishAttributes, system.executionContext());
           }
         });
+  }
+
+  @Override
+  public CompletionStage<Void> ready() {
+    return ready;
   }
 
   @Override

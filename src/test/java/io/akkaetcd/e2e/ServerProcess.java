@@ -248,6 +248,19 @@ final class ServerProcess implements AutoCloseable {
     throw new AssertionError("no leader among " + candidates.stream().map(ServerProcess::name).toList());
   }
 
+  /** Waits until this member says it has no leader (it hears from none), within 20 s. */
+  void awaitNoLeader() {
+    Instant deadline = Instant.now().plus(Duration.ofSeconds(20));
+    while (Instant.now().isBefore(deadline)) {
+      Etcdctl.Result r = Etcdctl.run(endpoint(), "endpoint", "status", "-w", "json", "--command-timeout=1s");
+      java.util.regex.Matcher leader = LEADER_ID.matcher(r.stdout());
+      if (r.exit() == 0 && (!leader.find() || leader.group(1).equals("0"))) {
+        return;
+      }
+    }
+    throw new AssertionError(name + " still has a leader");
+  }
+
   private static final java.util.regex.Pattern HASH = java.util.regex.Pattern.compile("\"hash\":(\\d+)");
   private static final java.util.regex.Pattern REVISION = java.util.regex.Pattern.compile("\"revision\":(\\d+)");
 
