@@ -38,8 +38,34 @@ public final class UnaryGrpcHandler implements Function<HttpRequest, CompletionS
   private static final CompletionStage<HttpResponse> UNSUPPORTED_MEDIA_TYPE =
       CompletableFuture.completedFuture(HttpResponse.create().withStatus(StatusCodes.UNSUPPORTED_MEDIA_TYPE));
 
-  private record Method<Q, R>(ProtobufSerializer<Q> in, ProtobufSerializer<R> out,
+  private record Method<Q, R>(ProtobufSerializer<Parsed<Q>> in, ProtobufSerializer<R> out,
                               java.util.function.Function<Q, CompletionStage<R>> call) {}
+
+  /**
+   * A request message as parsed, or the reason it is malformed. The parse must not throw inside
+   * the request entity's stream: a failed entity stream has Akka HTTP reset the HTTP/2 stream
+   * (RST_STREAM CANCEL), and a client that reads the reset before the error's trailers reports
+   * CANCELLED instead of the error. So the stream ends normally, and the error is answered after.
+   */
+  private record Parsed<Q>(Q request, Exception malformed) {}
+
+  private static <Q> ProtobufSerializer<Parsed<Q>> parsing(ProtobufSerializer<Q> in) {
+    return new ProtobufSerializer<>() {
+      @Override
+      public akka.util.ByteString serialize(Parsed<Q> p) {
+        return in.serialize(p.request());
+      }
+
+      @Override
+      public Parsed<Q> deserialize(akka.util.ByteString bytes) {
+        try {
+          return new Parsed<>(in.deserialize(bytes), null);
+        } catch (Exception e) { // protobuf's parse error, thrown unchecked through Scala
+          return new Parsed<>(null, e);
+        }
+      }
+    };
+  }
 
   private final Map<String, Method<?, ?>> methods;
   private final Materializer materializer;
@@ -63,7 +89,7 @@ public final class UnaryGrpcHandler implements Function<HttpRequest, CompletionS
 
     public <Q, R> Builder method(String name, ProtobufSerializer<Q> in, ProtobufSerializer<R> out,
         java.util.function.Function<Q, CompletionStage<R>> call) {
-      methods.put(name, new Method<>(in, out, call));
+      methods.put(name, new Method<>(parsing(in), out, call));
       return this;
     }
 
@@ -86,7 +112,8 @@ public final class UnaryGrpcHandler implements Function<HttpRequest, CompletionS
   private <Q, R> CompletionStage<HttpResponse> handle(Method<Q, R> m, HttpRequest request,
       GrpcProtocol.GrpcProtocolReader reader, GrpcProtocol.GrpcProtocolWriter writer) {
     return GrpcMarshalling.unmarshal(request.entity(), m.in(), materializer, reader)
-        .thenComposeAsync(m.call(), SAME_THREAD)
+        .thenComposeAsync(p -> p.malformed() == null ? m.call().apply(p.request())
+            : CompletableFuture.<R>failedFuture(p.malformed()), SAME_THREAD)
         .handleAsync((response, error) -> error == null
             ? GrpcMarshalling.marshal(response, m.out(), writer, system, errors)
             : GrpcExceptionHandler.standard(error, errors, writer, system), SAME_THREAD);
