@@ -106,13 +106,15 @@ final class ClusterCompare {
   private static Compare.Score measure(String name, List<ServerUnderTest> members, Compare.Workload w)
       throws InterruptedException {
     long cpu0 = members.stream().mapToLong(ServerUnderTest::cpuMillis).sum();
+    long tool0 = ProcessCpu.toolMillis();
     List<Report> reports = run(members, w.args());
+    long tool = ProcessCpu.toolMillis() - tool0;
     long cpu = members.stream().mapToLong(ServerUnderTest::cpuMillis).sum() - cpu0;
     Report r = reports.get(reports.size() - 1);
     System.out.println("[" + name + " x" + members.size() + "] " + w.label() + ": " + r.resultLine());
     String note = r.errorCount() > 0 ? r.errorCount() + " errors" : "";
-    return new Compare.Score(r.throughput(), r.percentileMs(50), r.percentileMs(99),
-        cpu * 1000.0 / Math.max(1, r.okCount()), note);
+    long ok = Math.max(1, r.okCount());
+    return new Compare.Score(r.throughput(), r.percentileMs(50), r.percentileMs(99), cpu * 1000.0 / ok, tool * 1000.0 / ok, note);
   }
 
   /** The member that reports itself leader. */
@@ -183,19 +185,21 @@ final class ClusterCompare {
     StringBuilder b = new StringBuilder();
     b.append(String.format(Locale.ROOT, "%n## %s, %d members each, %d cores, median of %d alternating rounds%n%n",
         LocalDate.now(), size, Runtime.getRuntime().availableProcessors(), rounds));
-    b.append("| workload | etcd ops/s | akka-etcd ops/s | ratio | p50 ms etcd / akka | p99 ms etcd / akka | server CPU µs/op etcd / akka | notes |\n");
-    b.append("|---|---:|---:|---:|---:|---:|---:|---|\n");
+    b.append("| workload | etcd ops/s | akka-etcd ops/s | ratio | p50 ms etcd / akka | p99 ms etcd / akka | server CPU µs/op etcd / akka | tool CPU µs/op etcd / akka | notes |\n");
+    b.append("|---|---:|---:|---:|---:|---:|---:|---:|---|\n");
     for (Compare.Workload w : suite) {
       List<Compare.Score> e = scores.get(w.label()).get("etcd");
       List<Compare.Score> a = scores.get(w.label()).get("akka-etcd");
       double er = median(e.stream().map(Compare.Score::rps).toList());
       double ar = median(a.stream().map(Compare.Score::rps).toList());
-      b.append(String.format(Locale.ROOT, "| %s | %.0f | %.0f | **%.2f** | %.2f / %.2f | %.2f / %.2f | %.0f / %.0f | %s |%n",
+      b.append(String.format(Locale.ROOT, "| %s | %.0f | %.0f | **%.2f** | %.2f / %.2f | %.2f / %.2f | %.0f / %.0f | %.0f / %.0f | %s |%n",
           w.label(), er, ar, ar / er,
           median(e.stream().map(Compare.Score::p50).toList()), median(a.stream().map(Compare.Score::p50).toList()),
           median(e.stream().map(Compare.Score::p99).toList()), median(a.stream().map(Compare.Score::p99).toList()),
           median(e.stream().map(Compare.Score::cpuMicrosPerOp).toList()),
           median(a.stream().map(Compare.Score::cpuMicrosPerOp).toList()),
+          median(e.stream().map(Compare.Score::toolCpuMicrosPerOp).toList()),
+          median(a.stream().map(Compare.Score::toolCpuMicrosPerOp).toList()),
           String.join("; ", a.stream().map(Compare.Score::note).filter(n -> !n.isEmpty()).distinct().toList())));
     }
     if (!failover.isEmpty()) {

@@ -20,8 +20,8 @@ public final class Compare {
   /** One benchmark run of the suite: a label and the benchmark command line. */
   record Workload(String label, String args) {}
 
-  /** What one server scored on one workload. */
-  record Score(double rps, double p50, double p99, double cpuMicrosPerOp, String note) {}
+  /** What one server scored on one workload; the tool's CPU per operation while it ran there. */
+  record Score(double rps, double p50, double p99, double cpuMicrosPerOp, double toolCpuMicrosPerOp, String note) {}
 
   private static final String USAGE = String.join("\n",
       "usage: loadtest/compare [--suite quick|full] [--rounds 3] [--big] [--etcd PATH] [--akka-etcd PATH] [--work DIR]",
@@ -164,14 +164,17 @@ public final class Compare {
 
   private static Score measure(ServerUnderTest server, Workload w) throws InterruptedException {
     long cpu0 = server.cpuMillis();
+    long tool0 = ProcessCpu.toolMillis();
     List<Report> reports = runQuiet(server, w.args());
+    long tool = ProcessCpu.toolMillis() - tool0;
     long cpu = server.cpuMillis() - cpu0;
     Report r = reports.get(reports.size() - 1);
     System.out.println("[" + server.name() + "] " + w.label() + ": " + r.resultLine());
     String note = r.errorCount() > 0 ? r.errorCount() + " errors" : "";
     Object faulty = r.extra.get("faulty_watchers");
     if (faulty != null && ((Number) faulty).longValue() > 0) note += " " + faulty + " watchers missed/reordered events";
-    return new Score(r.throughput(), r.percentileMs(50), r.percentileMs(99), cpu * 1000.0 / Math.max(1, r.okCount()), note.trim());
+    long ok = Math.max(1, r.okCount());
+    return new Score(r.throughput(), r.percentileMs(50), r.percentileMs(99), cpu * 1000.0 / ok, tool * 1000.0 / ok, note.trim());
   }
 
   interface Holder {
@@ -238,17 +241,18 @@ public final class Compare {
     StringBuilder b = new StringBuilder();
     b.append(String.format(Locale.ROOT, "%n## %s, suite %s, 1 member, %d cores, median of %d alternating rounds%n%n",
         LocalDate.now(), suiteName, Runtime.getRuntime().availableProcessors(), rounds));
-    b.append("| workload | etcd ops/s | akka-etcd ops/s | ratio | p50 ms etcd / akka | p50 ratio | p99 ms etcd / akka | p99 ratio | server CPU µs/op etcd / akka | notes |\n");
-    b.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|---|\n");
+    b.append("| workload | etcd ops/s | akka-etcd ops/s | ratio | p50 ms etcd / akka | p50 ratio | p99 ms etcd / akka | p99 ratio | server CPU µs/op etcd / akka | tool CPU µs/op etcd / akka | notes |\n");
+    b.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|\n");
     for (Workload w : suite) {
       List<Score> e = scores.get(w.label()).get("etcd");
       List<Score> a = scores.get(w.label()).get("akka-etcd");
       double er = median(e, Score::rps), ar = median(a, Score::rps);
       double e50 = median(e, Score::p50), a50 = median(a, Score::p50);
       double e99 = median(e, Score::p99), a99 = median(a, Score::p99);
-      b.append(String.format(Locale.ROOT, "| %s | %.0f | %.0f | **%.2f** | %.2f / %.2f | %.2f | %.2f / %.2f | %.2f | %.0f / %.0f | %s |%n",
+      b.append(String.format(Locale.ROOT, "| %s | %.0f | %.0f | **%.2f** | %.2f / %.2f | %.2f | %.2f / %.2f | %.2f | %.0f / %.0f | %.0f / %.0f | %s |%n",
           w.label(), er, ar, ar / er, e50, a50, a50 / e50, e99, a99, a99 / e99,
-          median(e, Score::cpuMicrosPerOp), median(a, Score::cpuMicrosPerOp), notes(e, a)));
+          median(e, Score::cpuMicrosPerOp), median(a, Score::cpuMicrosPerOp),
+          median(e, Score::toolCpuMicrosPerOp), median(a, Score::toolCpuMicrosPerOp), notes(e, a)));
     }
     b.append("\n| figure | etcd | akka-etcd | ratio |\n|---|---:|---:|---:|\n");
     Map<String, Double> fe = figures.get("etcd");

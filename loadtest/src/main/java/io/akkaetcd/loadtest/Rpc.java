@@ -9,6 +9,10 @@ import io.grpc.Metadata;
 import io.grpc.MethodDescriptor;
 import io.grpc.Status;
 import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
+import io.grpc.netty.shaded.io.netty.channel.EventLoopGroup;
+import io.grpc.netty.shaded.io.netty.channel.epoll.EpollEventLoopGroup;
+import io.grpc.netty.shaded.io.netty.channel.epoll.EpollSocketChannel;
+import io.grpc.netty.shaded.io.netty.util.concurrent.DefaultThreadFactory;
 import io.grpc.protobuf.ProtoUtils;
 import java.util.ArrayList;
 import java.util.List;
@@ -40,6 +44,15 @@ final class Rpc {
 
   private Rpc() {}
 
+  /**
+   * The event loops every channel shares: one thread a core, as Go's runtime runs etcd's own
+   * benchmark. grpc-java's default is two a core, and on 2 cores the extra threads' wake-ups take
+   * CPU from the server under test (see loadtest/RESULTS.md, 2026-11-24). Daemon threads: the
+   * tool exits when it is done.
+   */
+  private static final EventLoopGroup LOOPS = new EpollEventLoopGroup(Runtime.getRuntime().availableProcessors(),
+      new DefaultThreadFactory("loadtest-io", true));
+
   private static <Q extends Message, R extends Message> MethodDescriptor<Q, R> unary(String name, Q req, R resp) {
     return MethodDescriptor.<Q, R>newBuilder().setType(MethodDescriptor.MethodType.UNARY).setFullMethodName(name)
         .setRequestMarshaller(ProtoUtils.marshaller(req)).setResponseMarshaller(ProtoUtils.marshaller(resp)).build();
@@ -56,7 +69,10 @@ final class Rpc {
     for (int i = 0; i < conns; i++) {
       String ep = endpoints.get(i % endpoints.size()).replaceFirst("^https?://", "");
       int colon = ep.lastIndexOf(':');
+      // No retries: the tool counts a failure as one, and a retrying call keeps bookkeeping of
+      // its own on every call.
       out.add(NettyChannelBuilder.forAddress(ep.substring(0, colon), Integer.parseInt(ep.substring(colon + 1)))
+          .eventLoopGroup(LOOPS).channelType(EpollSocketChannel.class).disableRetry()
           .usePlaintext().directExecutor().maxInboundMessageSize(64 << 20).flowControlWindow(4 << 20).build());
     }
     return out;

@@ -158,16 +158,9 @@ final class ServerUnderTest implements AutoCloseable {
     return process.pid();
   }
 
-  /** User + system CPU of the server process so far, in milliseconds (/proc/PID/stat, 100 ticks/s). */
+  /** User + system CPU of the server process so far, in milliseconds. */
   long cpuMillis() {
-    try {
-      String stat = Files.readString(Path.of("/proc", Long.toString(pid()), "stat"));
-      String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
-      // after "pid (comm) ", field 3 (state) is f[0]: utime is field 14, stime field 15
-      return (Long.parseLong(f[11]) + Long.parseLong(f[12])) * 10;
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
+    return ProcessCpu.millis(pid());
   }
 
   /** Resident set size in bytes (VmRSS). */
