@@ -21,7 +21,8 @@ import java.util.concurrent.Executor;
 /**
  * A handler for a service of unary methods that does what Akka gRPC's generated handler does
  * (negotiate the protocol, unmarshal, call, marshal, map failures to gRPC status) but runs each
- * step on the thread that finished the one before.
+ * step on the thread that finished the one before, with readers and writers built once
+ * ({@link GrpcNegotiation}).
  *
  * <p>Why: the generated handler chains {@code thenCompose}/{@code thenApply} on stages made from
  * Scala futures, and Scala's stage runs every non-async step on the JDK common pool, so a request
@@ -105,7 +106,7 @@ public final class UnaryGrpcHandler implements Function<HttpRequest, CompletionS
     if (method == null) {
       return NOT_FOUND; // the router turns this into gRPC UNIMPLEMENTED
     }
-    return GrpcMarshalling.<HttpResponse>negotiated(request, (reader, writer) -> handle(method, request, reader, writer))
+    return GrpcNegotiation.negotiated(request, (reader, writer) -> handle(method, request, reader, writer))
         .orElse(UNSUPPORTED_MEDIA_TYPE);
   }
 

@@ -46,7 +46,13 @@ public record ClusterMembers(long clusterId, MemberId self, List<Member> members
 
   /** The member with this id, if it is one. */
   public java.util.Optional<Member> member(long id) {
-    return members.stream().filter(m -> m.id().value() == id).findFirst();
+    // A loop, not a stream: every client request asks (is this member a learner?).
+    for (Member m : members) {
+      if (m.id().value() == id) {
+        return java.util.Optional.of(m);
+      }
+    }
+    return java.util.Optional.empty();
   }
 
   /** A member as the peers' wire carries it (cluster join, snapshots). */
