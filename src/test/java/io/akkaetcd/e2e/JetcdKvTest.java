@@ -279,6 +279,17 @@ class JetcdKvTest {
   }
 
   @Test
+  void versionIsServedOverHttpWithoutAServerHeaderAsEtcdDoes() throws Exception {
+    java.net.http.HttpResponse<String> r = java.net.http.HttpClient.newHttpClient().send(
+        java.net.http.HttpRequest.newBuilder(java.net.URI.create("http://127.0.0.1:" + port + "/version"))
+            .timeout(java.time.Duration.ofSeconds(10)).build(),
+        java.net.http.HttpResponse.BodyHandlers.ofString());
+    assertEquals(200, r.statusCode());
+    assertEquals("{\"etcdserver\":\"3.5.0\",\"etcdcluster\":\"3.5.0\"}", r.body());
+    assertTrue(r.headers().firstValue("server").isEmpty(), r.headers().map().toString());
+  }
+
+  @Test
   void hashKvIsStableAcrossARestart() throws Exception {
     kv.put(b("jh/k"), b("v")).get();
     var before = client.getMaintenanceClient().hashKV("http://127.0.0.1:" + port, 0).get();
