@@ -12,6 +12,7 @@ import akka.stream.Materializer;
 import io.grpc.Status;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 
@@ -62,6 +63,11 @@ public final class ClientRouter implements Function<HttpRequest, CompletionStage
       Function<HttpRequest, CompletionStage<HttpResponse>> handler = services.get(service);
       if (handler == null) {
         return CompletableFuture.completedFuture(unimplemented("unknown service " + service));
+      }
+      Optional<HttpResponse> refused = GrpcNegotiation.refusal(req);
+      if (refused.isPresent()) {
+        req.discardEntityBytes(materializer);
+        return CompletableFuture.completedFuture(refused.get());
       }
       if (member.isLearner() && !LEARNER_SERVES.contains(path)) {
         // etcd's learners serve only Status and serializable Range (the KV service checks that).

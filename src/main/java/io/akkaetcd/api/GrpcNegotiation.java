@@ -36,11 +36,24 @@ final class GrpcNegotiation {
   private GrpcNegotiation() {}
 
   /**
+   * etcd's (grpc-go's) answer to a request in a message encoding the server cannot decode:
+   * UNIMPLEMENTED, trailers only, with grpc-go's text; empty for no encoding, identity and gzip.
+   * {@link ClientRouter} asks before any service sees a request. (Akka gRPC's own negotiation fails
+   * the stage there, which Akka HTTP turns into an HTTP 500.)
+   */
+  static Optional<HttpResponse> refusal(HttpRequest request) {
+    Optional<HttpHeader> encoding = request.getHeader("grpc-encoding");
+    if (encoding.isEmpty() || Codecs.detect(Option.apply(encoding.get().value())).isSuccess()) {
+      return Optional.empty();
+    }
+    return Optional.of(ClientRouter.unimplemented(
+        "grpc: Decompressor is not installed for grpc-encoding \"" + encoding.get().value() + "\""));
+  }
+
+  /**
    * As {@code GrpcMarshalling.negotiated}: empty when the content type is no gRPC variant;
    * otherwise {@code f} applied to the reader for the request's message encoding and the writer for
-   * the encoding the client accepts. A message encoding the server does not know is answered as
-   * etcd (grpc-go) answers it: UNIMPLEMENTED, trailers only, with grpc-go's text. (Akka gRPC's
-   * negotiation fails the stage there, which Akka HTTP turns into an HTTP 500.)
+   * the encoding the client accepts; an unknown message encoding gets {@link #refusal}.
    */
   static Optional<CompletionStage<HttpResponse>> negotiated(HttpRequest request,
       BiFunction<GrpcProtocolReader, GrpcProtocolWriter, CompletionStage<HttpResponse>> f) {
@@ -53,9 +66,7 @@ final class GrpcNegotiation {
         k -> k.variant().newWriter(k.codec()));
     Try<Codec> encoding = Codecs.detect(request);
     if (encoding.isFailure()) {
-      String name = request.getHeader("grpc-encoding").map(HttpHeader::value).orElse("");
-      return Optional.of(CompletableFuture.completedFuture(ClientRouter.unimplemented(
-          "grpc: Decompressor is not installed for grpc-encoding \"" + name + "\"")));
+      return refusal(request).map(CompletableFuture::completedFuture);
     }
     GrpcProtocolReader reader = READERS.computeIfAbsent(new Key(variant, encoding.get()),
         k -> k.variant().newReader(k.codec()));

@@ -261,11 +261,16 @@ class JetcdKvTest {
     try {
       byte[] put = io.akkaetcd.proto.etcdserverpb.PutRequest.newBuilder()
           .setKey(com.google.protobuf.ByteString.copyFromUtf8("jgz/unknown")).build().toByteArray();
-      StatusRuntimeException e = assertThrows(StatusRuntimeException.class, () -> ClientCalls.blockingUnaryCall(
-          channel, rawPut(), CallOptions.DEFAULT.withCompression("x-unknown").withDeadlineAfter(10, TimeUnit.SECONDS), put));
-      // etcd 3.4 (grpc-go), asked the same by this client, answers exactly this
-      assertEquals(Status.Code.UNIMPLEMENTED, e.getStatus().getCode(), e.getStatus().toString());
-      assertEquals("grpc: Decompressor is not installed for grpc-encoding \"x-unknown\"", e.getStatus().getDescription());
+      // The KV service and one on Akka gRPC's generated handler (Maintenance): the same answer.
+      for (MethodDescriptor<byte[], byte[]> method : List.of(rawPut(), raw("etcdserverpb.Maintenance/Status"))) {
+        byte[] request = method.getFullMethodName().endsWith("Put") ? put : new byte[0];
+        StatusRuntimeException e = assertThrows(StatusRuntimeException.class, () -> ClientCalls.blockingUnaryCall(
+            channel, method, CallOptions.DEFAULT.withCompression("x-unknown").withDeadlineAfter(10, TimeUnit.SECONDS),
+            request));
+        // etcd 3.4 (grpc-go), asked the same by this client, answers exactly this
+        assertEquals(Status.Code.UNIMPLEMENTED, e.getStatus().getCode(), method.getFullMethodName() + ": " + e.getStatus());
+        assertEquals("grpc: Decompressor is not installed for grpc-encoding \"x-unknown\"", e.getStatus().getDescription());
+      }
     } finally {
       channel.shutdownNow();
     }
@@ -273,8 +278,12 @@ class JetcdKvTest {
   }
 
   private static MethodDescriptor<byte[], byte[]> rawPut() {
+    return raw("etcdserverpb.KV/Put");
+  }
+
+  private static MethodDescriptor<byte[], byte[]> raw(String fullMethodName) {
     return MethodDescriptor.<byte[], byte[]>newBuilder().setType(MethodDescriptor.MethodType.UNARY)
-        .setFullMethodName("etcdserverpb.KV/Put").setRequestMarshaller(new Bytes()).setResponseMarshaller(new Bytes())
+        .setFullMethodName(fullMethodName).setRequestMarshaller(new Bytes()).setResponseMarshaller(new Bytes())
         .build();
   }
 
