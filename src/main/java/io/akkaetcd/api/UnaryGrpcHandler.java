@@ -28,7 +28,10 @@ import java.util.concurrent.Executor;
  * Scala futures, and Scala's stage runs every non-async step on the JDK common pool, so a request
  * changes threads twice more than it needs to. Here the unmarshalled request goes to the service on
  * the connection's thread, and the response is marshalled on the thread that completed it (the
- * applier or a reader), which is a few microseconds of work. Used for the KV service, the hot path.
+ * applier or a reader), which is a few microseconds of work. Used for the unary methods of KV (the
+ * hot path), Lease, Cluster and Maintenance; their streaming methods go to the generated handler.
+ * (A method that does real work must hand it to an executor of its own, as Maintenance does: it
+ * is called on the connection's thread.)
  */
 public final class UnaryGrpcHandler implements Function<HttpRequest, CompletionStage<HttpResponse>> {
   /** Runs a continuation at once, on the completing thread. */
@@ -69,13 +72,16 @@ public final class UnaryGrpcHandler implements Function<HttpRequest, CompletionS
   }
 
   private final Map<String, Method<?, ?>> methods;
+  private final Function<HttpRequest, CompletionStage<HttpResponse>> otherwise;
   private final Materializer materializer;
   private final ClassicActorSystemProvider system;
   private final akka.japi.Function<ActorSystem, akka.japi.Function<Throwable, Trailers>> errors =
       GrpcExceptionHandler.defaultMapper();
 
-  private UnaryGrpcHandler(Map<String, Method<?, ?>> methods, Materializer materializer, ClassicActorSystemProvider system) {
+  private UnaryGrpcHandler(Map<String, Method<?, ?>> methods, Function<HttpRequest, CompletionStage<HttpResponse>> otherwise,
+      Materializer materializer, ClassicActorSystemProvider system) {
     this.methods = Map.copyOf(methods);
+    this.otherwise = otherwise;
     this.materializer = materializer;
     this.system = system;
   }
@@ -87,6 +93,7 @@ public final class UnaryGrpcHandler implements Function<HttpRequest, CompletionS
   /** The service's methods by name, e.g. {@code Put}. */
   public static final class Builder {
     private final Map<String, Method<?, ?>> methods = new HashMap<>();
+    private Function<HttpRequest, CompletionStage<HttpResponse>> otherwise = request -> NOT_FOUND;
 
     public <Q, R> Builder method(String name, ProtobufSerializer<Q> in, ProtobufSerializer<R> out,
         java.util.function.Function<Q, CompletionStage<R>> call) {
@@ -94,17 +101,26 @@ public final class UnaryGrpcHandler implements Function<HttpRequest, CompletionS
       return this;
     }
 
+    /**
+     * Where the service's other methods go (its streaming ones, to Akka gRPC's generated handler);
+     * without this they are unknown.
+     */
+    public Builder otherwise(Function<HttpRequest, CompletionStage<HttpResponse>> handler) {
+      this.otherwise = handler;
+      return this;
+    }
+
     public UnaryGrpcHandler build(Materializer materializer, ClassicActorSystemProvider system) {
-      return new UnaryGrpcHandler(methods, materializer, system);
+      return new UnaryGrpcHandler(methods, otherwise, materializer, system);
     }
   }
 
   @Override
-  public CompletionStage<HttpResponse> apply(HttpRequest request) {
+  public CompletionStage<HttpResponse> apply(HttpRequest request) throws Exception {
     String path = request.getUri().path();
     Method<?, ?> method = methods.get(path.substring(path.lastIndexOf('/') + 1));
     if (method == null) {
-      return NOT_FOUND; // the router turns this into gRPC UNIMPLEMENTED
+      return otherwise.apply(request); // NOT_FOUND by default: the router answers gRPC UNIMPLEMENTED
     }
     return GrpcNegotiation.negotiated(request, (reader, writer) -> handle(method, request, reader, writer))
         .orElse(UNSUPPORTED_MEDIA_TYPE);

@@ -47,6 +47,9 @@ import io.akkaetcd.compactor.CompactionPolicy;
 import io.akkaetcd.mvcc.KvStore;
 import io.akkaetcd.mvcc.MvccStore;
 import io.akkaetcd.proto.etcdserverpb.ClusterHandlerFactory;
+import io.akkaetcd.proto.etcdserverpb.Lease;
+import io.akkaetcd.proto.etcdserverpb.Cluster;
+import io.akkaetcd.proto.etcdserverpb.Maintenance;
 import io.akkaetcd.proto.etcdserverpb.CompactionRequest;
 import io.akkaetcd.proto.etcdserverpb.InternalRaftRequest;
 import io.akkaetcd.proto.etcdserverpb.KV;
@@ -548,10 +551,53 @@ public final class EtcdServer implements EtcdMember, AutoCloseable {
         .method("Compact", KV.Serializers.CompactionRequestSerializer, KV.Serializers.CompactionResponseSerializer,
             kvService::compact)
         .build(SystemMaterializer.get(system).materializer(), system));
-    services.put("etcdserverpb.Maintenance", MaintenanceHandlerFactory.create(new MaintenanceService(this), system));
-    services.put("etcdserverpb.Cluster", ClusterHandlerFactory.create(new ClusterService(this), system));
+    // Unary methods through UnaryGrpcHandler as well: a malformed request is answered INTERNAL (the
+    // generated handlers fail the request's stream, and a client may read the reset, CANCELLED).
+    MaintenanceService maintenance = new MaintenanceService(this);
+    services.put("etcdserverpb.Maintenance", UnaryGrpcHandler.builder()
+        .method("Alarm", Maintenance.Serializers.AlarmRequestSerializer, Maintenance.Serializers.AlarmResponseSerializer,
+            maintenance::alarm)
+        .method("Status", Maintenance.Serializers.StatusRequestSerializer, Maintenance.Serializers.StatusResponseSerializer,
+            maintenance::status)
+        .method("Defragment", Maintenance.Serializers.DefragmentRequestSerializer,
+            Maintenance.Serializers.DefragmentResponseSerializer, maintenance::defragment)
+        .method("Hash", Maintenance.Serializers.HashRequestSerializer, Maintenance.Serializers.HashResponseSerializer,
+            maintenance::hash)
+        .method("HashKV", Maintenance.Serializers.HashKVRequestSerializer, Maintenance.Serializers.HashKVResponseSerializer,
+            maintenance::hashKV)
+        .method("MoveLeader", Maintenance.Serializers.MoveLeaderRequestSerializer,
+            Maintenance.Serializers.MoveLeaderResponseSerializer, maintenance::moveLeader)
+        .method("Downgrade", Maintenance.Serializers.DowngradeRequestSerializer,
+            Maintenance.Serializers.DowngradeResponseSerializer, maintenance::downgrade)
+        .otherwise(MaintenanceHandlerFactory.create(maintenance, system))
+        .build(SystemMaterializer.get(system).materializer(), system));
+    ClusterService cluster = new ClusterService(this);
+    services.put("etcdserverpb.Cluster", UnaryGrpcHandler.builder()
+        .method("MemberAdd", Cluster.Serializers.MemberAddRequestSerializer, Cluster.Serializers.MemberAddResponseSerializer,
+            cluster::memberAdd)
+        .method("MemberRemove", Cluster.Serializers.MemberRemoveRequestSerializer,
+            Cluster.Serializers.MemberRemoveResponseSerializer, cluster::memberRemove)
+        .method("MemberUpdate", Cluster.Serializers.MemberUpdateRequestSerializer,
+            Cluster.Serializers.MemberUpdateResponseSerializer, cluster::memberUpdate)
+        .method("MemberList", Cluster.Serializers.MemberListRequestSerializer, Cluster.Serializers.MemberListResponseSerializer,
+            cluster::memberList)
+        .method("MemberPromote", Cluster.Serializers.MemberPromoteRequestSerializer,
+            Cluster.Serializers.MemberPromoteResponseSerializer, cluster::memberPromote)
+        .otherwise(ClusterHandlerFactory.create(cluster, system))
+        .build(SystemMaterializer.get(system).materializer(), system));
     services.put("etcdserverpb.Watch", WatchHandlerFactory.create(new WatchService(this, hub, system, config.watchProgressNotifyInterval()), system));
-    services.put("etcdserverpb.Lease", LeaseHandlerFactory.create(new LeaseService(this, lessor, leases), system));
+    LeaseService lease = new LeaseService(this, lessor, leases);
+    services.put("etcdserverpb.Lease", UnaryGrpcHandler.builder()
+        .method("LeaseGrant", Lease.Serializers.LeaseGrantRequestSerializer, Lease.Serializers.LeaseGrantResponseSerializer,
+            lease::leaseGrant)
+        .method("LeaseRevoke", Lease.Serializers.LeaseRevokeRequestSerializer, Lease.Serializers.LeaseRevokeResponseSerializer,
+            lease::leaseRevoke)
+        .method("LeaseTimeToLive", Lease.Serializers.LeaseTimeToLiveRequestSerializer,
+            Lease.Serializers.LeaseTimeToLiveResponseSerializer, lease::leaseTimeToLive)
+        .method("LeaseLeases", Lease.Serializers.LeaseLeasesRequestSerializer, Lease.Serializers.LeaseLeasesResponseSerializer,
+            lease::leaseLeases)
+        .otherwise(LeaseHandlerFactory.create(lease, system))
+        .build(SystemMaterializer.get(system).materializer(), system));
     services.put("grpc.health.v1.Health", HealthHandlerFactory.create(new HealthService(this), system));
     ClientRouter router = new ClientRouter(services, this, Materializer.matFromSystem(system));
     for (URI url : config.listenClientUrls()) {

@@ -197,14 +197,14 @@ class JetcdKvTest {
   void aMalformedMessageIsRefusedAndTheMemberStaysUp() throws Exception {
     ManagedChannel channel = ManagedChannelBuilder.forAddress("127.0.0.1", port).usePlaintext().build();
     try {
-      MethodDescriptor<byte[], byte[]> put = MethodDescriptor.<byte[], byte[]>newBuilder()
-          .setType(MethodDescriptor.MethodType.UNARY).setFullMethodName("etcdserverpb.KV/Put")
-          .setRequestMarshaller(new Bytes()).setResponseMarshaller(new Bytes()).build();
       byte[] garbage = {(byte) 0x0a, (byte) 0xff, (byte) 0xff, (byte) 0xff, (byte) 0x0f, 1, 2};
-      StatusRuntimeException e = assertThrows(StatusRuntimeException.class, () -> ClientCalls.blockingUnaryCall(
-          channel, put, CallOptions.DEFAULT.withDeadlineAfter(10, TimeUnit.SECONDS), garbage));
-      assertTrue(e.getStatus().getCode() == Status.Code.INTERNAL
-          || e.getStatus().getCode() == Status.Code.INVALID_ARGUMENT, e.getStatus().toString());
+      for (String method : List.of("etcdserverpb.KV/Put", "etcdserverpb.Lease/LeaseGrant",
+          "etcdserverpb.Cluster/MemberList", "etcdserverpb.Maintenance/Status")) {
+        StatusRuntimeException e = assertThrows(StatusRuntimeException.class, () -> ClientCalls.blockingUnaryCall(
+            channel, raw(method), CallOptions.DEFAULT.withDeadlineAfter(10, TimeUnit.SECONDS), garbage), method);
+        assertTrue(e.getStatus().getCode() == Status.Code.INTERNAL
+            || e.getStatus().getCode() == Status.Code.INVALID_ARGUMENT, method + ": " + e.getStatus());
+      }
     } finally {
       channel.shutdownNow();
     }
