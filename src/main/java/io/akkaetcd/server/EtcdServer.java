@@ -541,6 +541,7 @@ public final class EtcdServer implements EtcdMember, AutoCloseable {
 
   private void bindClientUrls(KvApplier kv, Lessor lessor, LeaseForwarding leases, WatchHub hub) {
     Map<String, Function<HttpRequest, CompletionStage<HttpResponse>>> services = new LinkedHashMap<>();
+    Materializer unaryMaterializer = SystemMaterializer.get(system).materializer();
     KvService kvService = new KvService(this, kv);
     services.put("etcdserverpb.KV", UnaryGrpcHandler.builder()
         .method("Range", KV.Serializers.RangeRequestSerializer, KV.Serializers.RangeResponseSerializer, kvService::range)
@@ -550,7 +551,7 @@ public final class EtcdServer implements EtcdMember, AutoCloseable {
         .method("Txn", KV.Serializers.TxnRequestSerializer, KV.Serializers.TxnResponseSerializer, kvService::txn)
         .method("Compact", KV.Serializers.CompactionRequestSerializer, KV.Serializers.CompactionResponseSerializer,
             kvService::compact)
-        .build(SystemMaterializer.get(system).materializer(), system));
+        .build(unaryMaterializer, system));
     // Unary methods through UnaryGrpcHandler as well: a malformed request is answered INTERNAL (the
     // generated handlers fail the request's stream, and a client may read the reset, CANCELLED).
     MaintenanceService maintenance = new MaintenanceService(this);
@@ -570,7 +571,7 @@ public final class EtcdServer implements EtcdMember, AutoCloseable {
         .method("Downgrade", Maintenance.Serializers.DowngradeRequestSerializer,
             Maintenance.Serializers.DowngradeResponseSerializer, maintenance::downgrade)
         .otherwise(MaintenanceHandlerFactory.create(maintenance, system))
-        .build(SystemMaterializer.get(system).materializer(), system));
+        .build(unaryMaterializer, system));
     ClusterService cluster = new ClusterService(this);
     services.put("etcdserverpb.Cluster", UnaryGrpcHandler.builder()
         .method("MemberAdd", Cluster.Serializers.MemberAddRequestSerializer, Cluster.Serializers.MemberAddResponseSerializer,
@@ -584,7 +585,7 @@ public final class EtcdServer implements EtcdMember, AutoCloseable {
         .method("MemberPromote", Cluster.Serializers.MemberPromoteRequestSerializer,
             Cluster.Serializers.MemberPromoteResponseSerializer, cluster::memberPromote)
         .otherwise(ClusterHandlerFactory.create(cluster, system))
-        .build(SystemMaterializer.get(system).materializer(), system));
+        .build(unaryMaterializer, system));
     services.put("etcdserverpb.Watch", WatchHandlerFactory.create(new WatchService(this, hub, system, config.watchProgressNotifyInterval()), system));
     LeaseService lease = new LeaseService(this, lessor, leases);
     services.put("etcdserverpb.Lease", UnaryGrpcHandler.builder()
@@ -597,7 +598,7 @@ public final class EtcdServer implements EtcdMember, AutoCloseable {
         .method("LeaseLeases", Lease.Serializers.LeaseLeasesRequestSerializer, Lease.Serializers.LeaseLeasesResponseSerializer,
             lease::leaseLeases)
         .otherwise(LeaseHandlerFactory.create(lease, system))
-        .build(SystemMaterializer.get(system).materializer(), system));
+        .build(unaryMaterializer, system));
     services.put("grpc.health.v1.Health", HealthHandlerFactory.create(new HealthService(this), system));
     ClientRouter router = new ClientRouter(services, this, Materializer.matFromSystem(system));
     for (URI url : config.listenClientUrls()) {

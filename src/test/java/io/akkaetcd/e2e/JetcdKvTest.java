@@ -33,6 +33,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
@@ -224,7 +225,7 @@ class JetcdKvTest {
         byte[] put = io.akkaetcd.proto.etcdserverpb.PutRequest.newBuilder()
             .setKey(com.google.protobuf.ByteString.copyFromUtf8("jgz/" + encoding))
             .setValue(com.google.protobuf.ByteString.copyFromUtf8("v".repeat(1000))).build().toByteArray();
-        byte[] answer = ClientCalls.blockingUnaryCall(channel, rawPut(),
+        byte[] answer = ClientCalls.blockingUnaryCall(channel, raw("etcdserverpb.KV/Put"),
             CallOptions.DEFAULT.withCompression(encoding).withDeadlineAfter(10, TimeUnit.SECONDS), put);
         long rev = io.akkaetcd.proto.etcdserverpb.PutResponse.parseFrom(answer).getHeader().getRevision();
         assertTrue(rev > last, "revision " + rev + " after " + last);
@@ -262,23 +263,19 @@ class JetcdKvTest {
       byte[] put = io.akkaetcd.proto.etcdserverpb.PutRequest.newBuilder()
           .setKey(com.google.protobuf.ByteString.copyFromUtf8("jgz/unknown")).build().toByteArray();
       // The KV service and one on Akka gRPC's generated handler (Maintenance): the same answer.
-      for (MethodDescriptor<byte[], byte[]> method : List.of(rawPut(), raw("etcdserverpb.Maintenance/Status"))) {
-        byte[] request = method.getFullMethodName().endsWith("Put") ? put : new byte[0];
+      for (Map.Entry<String, byte[]> call : Map.of("etcdserverpb.KV/Put", put, "etcdserverpb.Maintenance/Status", new byte[0])
+          .entrySet()) {
         StatusRuntimeException e = assertThrows(StatusRuntimeException.class, () -> ClientCalls.blockingUnaryCall(
-            channel, method, CallOptions.DEFAULT.withCompression("x-unknown").withDeadlineAfter(10, TimeUnit.SECONDS),
-            request));
+            channel, raw(call.getKey()),
+            CallOptions.DEFAULT.withCompression("x-unknown").withDeadlineAfter(10, TimeUnit.SECONDS), call.getValue()));
         // etcd 3.4 (grpc-go), asked the same by this client, answers exactly this
-        assertEquals(Status.Code.UNIMPLEMENTED, e.getStatus().getCode(), method.getFullMethodName() + ": " + e.getStatus());
+        assertEquals(Status.Code.UNIMPLEMENTED, e.getStatus().getCode(), call.getKey() + ": " + e.getStatus());
         assertEquals("grpc: Decompressor is not installed for grpc-encoding \"x-unknown\"", e.getStatus().getDescription());
       }
     } finally {
       channel.shutdownNow();
     }
     assertTrue(kv.get(b("jgz/unknown")).get(10, TimeUnit.SECONDS).getKvs().isEmpty());
-  }
-
-  private static MethodDescriptor<byte[], byte[]> rawPut() {
-    return raw("etcdserverpb.KV/Put");
   }
 
   private static MethodDescriptor<byte[], byte[]> raw(String fullMethodName) {
