@@ -40,7 +40,7 @@ final class IndexRebuild {
     }
     int hash = mix(kv.key());
     int i = slot(kv.key(), hash);
-    KeyIndex history = keys[i] == null ? KeyIndex.EMPTY : histories[i];
+    KeyIndex history = keys[i] == null ? new KeyIndex() : histories[i];
     history = tombstone
         ? history.append(rev, true, 0, 0)
         : history.append(rev, false, kv.createRevision(), kv.version());

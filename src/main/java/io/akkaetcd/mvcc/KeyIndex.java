@@ -7,42 +7,58 @@ import java.util.List;
 /**
  * The history of one key (etcd's keyIndex): every revision that wrote it, in order, each with
  * whether it was a delete and the create revision and version the key had then. A delete ends a
- * generation; the next put starts a new one at version 1.
+ * generation; the next put starts a new one at version 1. Invariant: revisions strictly increase.
  *
- * <p>Every instance is a frozen view: a change returns a new KeyIndex, so readers on other threads
- * always see a whole history. Invariant: revisions strictly increase.
+ * <p>One writer, many readers. Only the MVCC applier appends ({@link #put}, {@link #tombstone},
+ * {@link #append}), in place; any thread may read. Compaction does not change a history: it
+ * returns a new one, which the applier puts into the index in its place, so a reader holding the
+ * old one still reads a whole history.
  *
- * <p>Appending is amortized O(1), not a copy of the whole history (a key updated a million times
- * with compaction off is an ordinary etcd workload): a view is the first {@code size} slots of a
- * backing array with spare room, and an append by the single writer (the MVCC applier) fills the
- * next free slot and returns a longer view of the same array. Older views never read past their
- * own {@code size}, and a slot is written before the longer view is published (through the
- * store's concurrent map), so readers never see a slot being filled. Appending to a view that is
- * not the newest of its array (a fork) copies.
+ * <p>Why in place: the key index is old-generation data, and a put that stored a new (young) object
+ * into it dirtied a card that the next young collection had to scan, about one a put; half of each
+ * young pause under 64 writing clients was that scan (loadtest/RESULTS.md, 2026-11-24). An append
+ * now writes only numbers into the existing array while it has room; a reference is stored only
+ * when the array grows (by half).
+ *
+ * <p>How a reader sees a whole history: the writer fills a write's slots, and, when the array had
+ * no room, publishes the grown copy in {@link #slots}, all before it publishes the larger
+ * {@link #size}. A reader reads {@code size} first and {@code slots} second (both volatile): the
+ * array it gets is the one that was current when that size was published, or a later copy, and
+ * either holds the first {@code size} writes. Writes past its {@code size} are ones it ignores.
+ * Every read method takes that pair once ({@link #snapshot}) and works on it.
  *
  * <p>Memory: every write is four longs in one array ({@value #SLOTS} slots: main revision, sub
  * revision with the tombstone bit, create revision, version), not objects; a key written once costs
- * this object and a 48-byte array, where a record per write with its Revision cost 120 bytes. The
- * {@link Version} records callers see are made on each read.
+ * this object and a 48-byte array. The {@link Version} records callers see are made on each read.
  */
 public final class KeyIndex {
   /** One write of the key. */
   public record Version(Revision revision, boolean tombstone, long createRevision, long version) {}
 
-  static final KeyIndex EMPTY = new KeyIndex(new long[0], 0);
-
   /** Longs per write: main, sub (with {@link #TOMBSTONE}), create revision, version. */
   private static final int SLOTS = 4;
   /** Marks a delete in the sub slot; a sub revision never comes near it (etcd's is an int). */
   private static final long TOMBSTONE = 1L << 62;
+  private static final long[] NONE = new long[0];
 
-  /** Writes in revision order, {@value #SLOTS} longs each; a free write has main revision 0. */
-  private final long[] slots;
-  private final int size;
+  /** Writes in revision order, {@value #SLOTS} longs each; replaced only when it grows. */
+  private volatile long[] slots;
+  /** How many writes {@link #slots} holds; published after them. */
+  private volatile int size;
+
+  KeyIndex() {
+    this(NONE, 0);
+  }
 
   private KeyIndex(long[] slots, int size) {
     this.slots = slots;
     this.size = size;
+  }
+
+  /** A consistent pair read in the order the class doc gives: size, then slots. */
+  private View snapshot() {
+    int n = size;
+    return new View(slots, n);
   }
 
   boolean isEmpty() {
@@ -54,142 +70,156 @@ public final class KeyIndex {
   }
 
   List<Version> versions() {
-    return from(0);
-  }
-
-  private long main(int i) {
-    return slots[i * SLOTS];
-  }
-
-  private boolean isTombstone(int i) {
-    return (slots[i * SLOTS + 1] & TOMBSTONE) != 0;
-  }
-
-  private Version version(int i) {
-    int at = i * SLOTS;
-    long sub = slots[at + 1];
-    return new Version(new Revision(slots[at], sub & ~TOMBSTONE), (sub & TOMBSTONE) != 0, slots[at + 2], slots[at + 3]);
-  }
-
-  /** Index of the newest write whose main revision is at or before {@code atRev}, or -1. */
-  private int indexAt(long atRev) {
-    int lo = 0;
-    int hi = size - 1;
-    int found = -1;
-    while (lo <= hi) {
-      int mid = (lo + hi) >>> 1;
-      if (main(mid) <= atRev) {
-        found = mid;
-        lo = mid + 1;
-      } else {
-        hi = mid - 1;
-      }
-    }
-    return found;
+    return snapshot().from(0);
   }
 
   /** The newest write at or before store revision {@code atRev}, or null (etcd's keyIndex.get). */
   Version at(long atRev) {
-    int i = indexAt(atRev);
-    return i < 0 ? null : version(i);
+    View v = snapshot();
+    int i = v.indexAt(atRev);
+    return i < 0 ? null : v.version(i);
   }
 
   /** The live (not deleted) version visible at {@code atRev}, or null. */
   Version live(long atRev) {
-    int i = indexAt(atRev);
-    return i < 0 || isTombstone(i) ? null : version(i);
-  }
-
-  /** The newest write, or null. */
-  Version last() {
-    return size == 0 ? null : version(size - 1);
+    View v = snapshot();
+    int i = v.indexAt(atRev);
+    return i < 0 || v.isTombstone(i) ? null : v.version(i);
   }
 
   /** The writes with main revision at or after {@code rev}, in order (etcd's keyIndex.since). */
   List<Version> since(long rev) {
-    return from(indexAt(rev - 1) + 1);
+    View v = snapshot();
+    return v.from(v.indexAt(rev - 1) + 1);
   }
 
-  /** The writes from the {@code first}-th on. */
-  private List<Version> from(int first) {
-    List<Version> out = new ArrayList<>(size - first);
-    for (int i = first; i < size; i++) {
-      out.add(version(i));
-    }
-    return List.copyOf(out);
-  }
-
-  /** A put at {@code rev}: continues the live generation or starts a new one. */
-  KeyIndex put(Revision rev) {
-    if (size == 0 || isTombstone(size - 1)) {
-      return append(rev, false, rev.main(), 1);
-    }
-    int last = (size - 1) * SLOTS;
-    return append(rev, false, slots[last + 2], slots[last + 3] + 1);
-  }
-
-  /** A delete at {@code rev}; only valid while the key is live. */
-  KeyIndex tombstone(Revision rev) {
-    if (size == 0 || isTombstone(size - 1)) {
-      throw new IllegalStateException("deleting a key that is not live");
-    }
-    return append(rev, true, 0, 0);
-  }
-
-  /** Appends a write; only the single writer may call this (see the class doc). */
-  KeyIndex append(Version v) {
-    return append(v.revision(), v.tombstone(), v.createRevision(), v.version());
-  }
-
-  /** Appends a write given by its fields; only the single writer may call this (see the class doc). */
-  KeyIndex append(Revision rev, boolean tombstone, long createRevision, long version) {
-    if (rev.main() <= 0 || rev.sub() < 0 || rev.sub() >= TOMBSTONE) {
-      throw new IllegalArgumentException("not a revision of a write: " + rev);
-    }
-    if (size > 0) {
-      int last = (size - 1) * SLOTS;
-      long lastMain = slots[last];
-      if (lastMain > rev.main() || lastMain == rev.main() && (slots[last + 1] & ~TOMBSTONE) >= rev.sub()) {
-        throw new IllegalStateException("revisions must increase: " + rev);
+  /** Whether {@code rev} is one of this key's writes. */
+  boolean contains(Revision rev) {
+    View v = snapshot();
+    for (int i = v.indexAt(rev.main()); i >= 0 && v.main(i) == rev.main(); i--) {
+      if ((v.slots[i * SLOTS + 1] & ~TOMBSTONE) == rev.sub()) {
+        return true;
       }
     }
-    int at = size * SLOTS;
-    long[] target = slots;
-    if (at >= slots.length || slots[at] != 0) { // full, or a fork: another view filled this slot
-      target = Arrays.copyOf(slots, (size + (size >> 1) + 1) * SLOTS); // a first write gets room for one
-    }
-    target[at + 1] = rev.sub() | (tombstone ? TOMBSTONE : 0);
-    target[at + 2] = createRevision;
-    target[at + 3] = version;
-    target[at] = rev.main(); // last: a non-zero main marks the slot as taken
-    return new KeyIndex(target, size + 1);
+    return false;
   }
 
   /**
    * Compaction at {@code rev} (etcd's rule): keeps every write after {@code rev} and the newest
    * one at or before it, unless that one is a delete (its generation is over: nothing at or after
-   * {@code rev} can read it). May return an empty index; returns this one if nothing goes.
+   * {@code rev} can read it). Returns a new history, possibly empty, or this one if nothing goes;
+   * this one is left as it is.
    */
   KeyIndex compact(long rev) {
-    int keep = indexAt(rev);
+    View v = snapshot();
+    int keep = v.indexAt(rev);
     if (keep < 0) {
       return this;
     }
-    int from = isTombstone(keep) ? keep + 1 : keep;
+    int from = v.isTombstone(keep) ? keep + 1 : keep;
     if (from == 0) {
       return this;
     }
-    return new KeyIndex(Arrays.copyOfRange(slots, from * SLOTS, size * SLOTS), size - from);
+    return new KeyIndex(Arrays.copyOfRange(v.slots, from * SLOTS, v.size * SLOTS), v.size - from);
   }
 
-  /** Whether {@code rev} is one of this key's writes. */
-  boolean contains(Revision rev) {
-    int i = indexAt(rev.main());
-    for (; i >= 0 && main(i) == rev.main(); i--) {
-      if ((slots[i * SLOTS + 1] & ~TOMBSTONE) == rev.sub()) {
-        return true;
+  // ---- the single writer ----
+
+  /** A put at {@code rev}: continues the live generation or starts a new one. Returns this. */
+  KeyIndex put(Revision rev) {
+    long[] s = slots;
+    int n = size;
+    if (n == 0 || (s[(n - 1) * SLOTS + 1] & TOMBSTONE) != 0) {
+      return append(rev, false, rev.main(), 1);
+    }
+    int last = (n - 1) * SLOTS;
+    return append(rev, false, s[last + 2], s[last + 3] + 1);
+  }
+
+  /** A delete at {@code rev}; only valid while the key is live. Returns this. */
+  KeyIndex tombstone(Revision rev) {
+    int n = size;
+    if (n == 0 || (slots[(n - 1) * SLOTS + 1] & TOMBSTONE) != 0) {
+      throw new IllegalStateException("deleting a key that is not live");
+    }
+    return append(rev, true, 0, 0);
+  }
+
+  /** Appends a write. Returns this. */
+  KeyIndex append(Version v) {
+    return append(v.revision(), v.tombstone(), v.createRevision(), v.version());
+  }
+
+  /** Appends a write given by its fields. Returns this. */
+  KeyIndex append(Revision rev, boolean tombstone, long createRevision, long version) {
+    if (rev.main() <= 0 || rev.sub() < 0 || rev.sub() >= TOMBSTONE) {
+      throw new IllegalArgumentException("not a revision of a write: " + rev);
+    }
+    long[] s = slots;
+    int n = size;
+    if (n > 0) {
+      int last = (n - 1) * SLOTS;
+      long lastMain = s[last];
+      if (lastMain > rev.main() || lastMain == rev.main() && (s[last + 1] & ~TOMBSTONE) >= rev.sub()) {
+        throw new IllegalStateException("revisions must increase: " + rev);
       }
     }
-    return false;
+    int at = n * SLOTS;
+    boolean grow = at >= s.length;
+    if (grow) {
+      s = Arrays.copyOf(s, (n + (n >> 1) + 1) * SLOTS); // a first write gets room for one
+    }
+    s[at] = rev.main();
+    s[at + 1] = rev.sub() | (tombstone ? TOMBSTONE : 0);
+    s[at + 2] = createRevision;
+    s[at + 3] = version;
+    if (grow) {
+      slots = s;
+    }
+    size = n + 1; // last: publishes the write (see the class doc)
+    return this;
+  }
+
+  /** The first {@code size} writes of {@code slots}: what a reader works on. */
+  private record View(long[] slots, int size) {
+    long main(int i) {
+      return slots[i * SLOTS];
+    }
+
+    boolean isTombstone(int i) {
+      return (slots[i * SLOTS + 1] & TOMBSTONE) != 0;
+    }
+
+    Version version(int i) {
+      int at = i * SLOTS;
+      long sub = slots[at + 1];
+      return new Version(new Revision(slots[at], sub & ~TOMBSTONE), (sub & TOMBSTONE) != 0, slots[at + 2], slots[at + 3]);
+    }
+
+    /** Index of the newest write whose main revision is at or before {@code atRev}, or -1. */
+    int indexAt(long atRev) {
+      int lo = 0;
+      int hi = size - 1;
+      int found = -1;
+      while (lo <= hi) {
+        int mid = (lo + hi) >>> 1;
+        if (main(mid) <= atRev) {
+          found = mid;
+          lo = mid + 1;
+        } else {
+          hi = mid - 1;
+        }
+      }
+      return found;
+    }
+
+    /** The writes from the {@code first}-th on. */
+    List<Version> from(int first) {
+      List<Version> out = new ArrayList<>(size - first);
+      for (int i = first; i < size; i++) {
+        out.add(version(i));
+      }
+      return List.copyOf(out);
+    }
   }
 }
