@@ -128,11 +128,23 @@ public final class UnaryGrpcHandler implements Function<HttpRequest, CompletionS
 
   private <Q, R> CompletionStage<HttpResponse> handle(Method<Q, R> m, HttpRequest request,
       GrpcProtocol.GrpcProtocolReader reader, GrpcProtocol.GrpcProtocolWriter writer) {
-    return GrpcMarshalling.unmarshal(request.entity(), m.in(), materializer, reader)
+    CompletableFuture<HttpResponse> out = new CompletableFuture<>();
+    GrpcMarshalling.unmarshal(request.entity(), m.in(), materializer, reader)
         .thenComposeAsync(p -> p.malformed() == null ? m.call().apply(p.request())
             : CompletableFuture.<R>failedFuture(p.malformed()), SAME_THREAD)
-        .handleAsync((response, error) -> error == null
-            ? GrpcMarshalling.marshal(response, m.out(), writer, system, errors)
-            : GrpcExceptionHandler.standard(error, errors, writer, system), SAME_THREAD);
+        .whenComplete((response, error) -> {
+          HttpResponse marshalled;
+          try {
+            marshalled = error == null
+                ? GrpcMarshalling.marshal(response, m.out(), writer, system, errors)
+                : GrpcExceptionHandler.standard(error, errors, writer, system);
+          } catch (RuntimeException e) {
+            out.completeExceptionally(e);
+            return;
+          }
+          // Held back while the applier answers a batch: see ResponseBatch.
+          ResponseBatch.complete(out, marshalled);
+        });
+    return out;
   }
 }

@@ -7,6 +7,7 @@ import akka.actor.typed.javadsl.Behaviors;
 import akka.actor.typed.javadsl.Receive;
 import com.google.protobuf.InvalidProtocolBufferException;
 import io.akkaetcd.api.EtcdException;
+import io.akkaetcd.api.ResponseBatch;
 import io.akkaetcd.mvcc.KvStore;
 import io.akkaetcd.proto.etcdserverpb.InternalRaftRequest;
 import io.akkaetcd.raft.Entry;
@@ -124,7 +125,9 @@ public final class MvccApplier extends AbstractBehavior<MvccApplier.Command> {
     if (store.currentRevision() != revisionBefore) {
       revisionCommitted.accept(store.currentRevision());
     }
-    replies.forEach(Runnable::run);
+    // One task on the default dispatcher (where the connections run) hands the batch's responses
+    // to them, and each writes its own together.
+    ResponseBatch.deliverTogether(() -> replies.forEach(Runnable::run), getContext().getSystem().executionContext());
     return this;
   }
 
