@@ -132,18 +132,15 @@ public final class UnaryGrpcHandler implements Function<HttpRequest, CompletionS
     GrpcMarshalling.unmarshal(request.entity(), m.in(), materializer, reader)
         .thenComposeAsync(p -> p.malformed() == null ? m.call().apply(p.request())
             : CompletableFuture.<R>failedFuture(p.malformed()), SAME_THREAD)
-        .whenComplete((response, error) -> {
-          HttpResponse marshalled;
-          try {
-            marshalled = error == null
-                ? GrpcMarshalling.marshal(response, m.out(), writer, system, errors)
-                : GrpcExceptionHandler.standard(error, errors, writer, system);
-          } catch (RuntimeException e) {
-            out.completeExceptionally(e);
-            return;
+        .handleAsync((response, error) -> error == null
+            ? GrpcMarshalling.marshal(response, m.out(), writer, system, errors)
+            : GrpcExceptionHandler.standard(error, errors, writer, system), SAME_THREAD)
+        .whenComplete((marshalled, failure) -> {
+          if (failure != null) {
+            out.completeExceptionally(failure);
+          } else {
+            ResponseBatch.complete(out, marshalled); // held back while the applier answers a batch
           }
-          // Held back while the applier answers a batch: see ResponseBatch.
-          ResponseBatch.complete(out, marshalled);
         });
     return out;
   }

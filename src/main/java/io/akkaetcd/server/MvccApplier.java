@@ -125,8 +125,8 @@ public final class MvccApplier extends AbstractBehavior<MvccApplier.Command> {
     if (store.currentRevision() != revisionBefore) {
       revisionCommitted.accept(store.currentRevision());
     }
-    // One task on the default dispatcher (where the connections run) hands the batch's responses
-    // to them, and each writes its own together.
+    // The batch's responses reach the connections (on the default dispatcher) together, and each
+    // connection writes its own in one go.
     ResponseBatch.deliverTogether(() -> replies.forEach(Runnable::run), getContext().getSystem().executionContext());
     return this;
   }
