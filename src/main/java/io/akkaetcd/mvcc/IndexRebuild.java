@@ -11,18 +11,15 @@ import java.util.Map;
  * the same way). Rows come in revision order, so each key's writes come in order but scattered
  * among other keys': they are gathered per key in a hash table, then sorted by key into the index.
  *
- * <p>The table is open addressing over parallel arrays (linear probing, at most half full): no
- * entry or key wrapper object per key. With a HashMap those were a million small objects that
- * every young collection during the rebuild copied again.
+ * <p>The table is a {@link KeyTable}: no entry or key wrapper object per key (with a HashMap those
+ * were a million small objects that every young collection during the rebuild copied again), and
+ * it becomes the applier's lookup table once the store is open.
  *
  * <p>The history may be read in parts at once, one instance per range of revisions; {@link #append}
  * joins a part onto the one before it.
  */
 final class IndexRebuild {
-  private byte[][] keys = new byte[1 << 16][];
-  private KeyIndex[] histories = new KeyIndex[1 << 16];
-  private int[] hashes = new int[1 << 16];
-  private int size;
+  private final KeyTable table = new KeyTable(1 << 16);
   /** Live keys with a lease, as the rows read so far leave them. */
   private final Map<ByteString, Long> leased = new HashMap<>();
   private long rows;
@@ -38,83 +35,33 @@ final class IndexRebuild {
     } else if (!leased.isEmpty()) {
       leased.remove(UnsafeByteOperations.unsafeWrap(kv.key()));
     }
-    int hash = mix(kv.key());
-    int i = slot(kv.key(), hash);
-    KeyIndex history = keys[i] == null ? new KeyIndex() : histories[i];
-    history = tombstone
-        ? history.append(rev, true, 0, 0)
-        : history.append(rev, false, kv.createRevision(), kv.version());
-    put(i, kv.key(), hash, history);
+    KeyIndex history = table.historyOf(kv.key());
+    if (tombstone) {
+      history.append(rev, true, 0, 0);
+    } else {
+      history.append(rev, false, kv.createRevision(), kv.version());
+    }
     rows++;
   }
 
   /** Joins {@code later}, which was read from rows that all come after this one's. */
   void append(IndexRebuild later) {
-    for (int j = 0; j < later.keys.length; j++) {
-      byte[] key = later.keys[j];
-      if (key == null) {
-        continue;
+    later.table.forEach(history -> {
+      KeyIndex joined = table.get(history.key());
+      if (joined == null) {
+        table.put(history);
+        return;
       }
-      int i = slot(key, later.hashes[j]);
-      KeyIndex history = later.histories[j];
-      if (keys[i] != null) {
-        KeyIndex joined = histories[i];
-        for (KeyIndex.Version v : history.versions()) {
-          joined = joined.append(v);
-        }
-        history = joined;
-        if (!leased.isEmpty()) {
-          // the key's last write is in the later part: whether it holds a lease is the later part's say
-          leased.remove(UnsafeByteOperations.unsafeWrap(key));
-        }
+      for (KeyIndex.Version v : history.versions()) {
+        joined.append(v);
       }
-      put(i, key, later.hashes[j], history);
-    }
+      if (!leased.isEmpty()) {
+        // the key's last write is in the later part: whether it holds a lease is the later part's say
+        leased.remove(UnsafeByteOperations.unsafeWrap(history.key()));
+      }
+    });
     leased.putAll(later.leased);
     rows += later.rows;
-  }
-
-  /** The slot that holds {@code key}, or the empty one where it goes. */
-  private int slot(byte[] key, int hash) {
-    int mask = keys.length - 1;
-    int i = hash & mask;
-    while (keys[i] != null && (hashes[i] != hash || !Arrays.equals(keys[i], key))) {
-      i = (i + 1) & mask;
-    }
-    return i;
-  }
-
-  private void put(int i, byte[] key, int hash, KeyIndex history) {
-    histories[i] = history;
-    if (keys[i] != null) {
-      return;
-    }
-    keys[i] = key;
-    hashes[i] = hash;
-    if (++size * 2 > keys.length) {
-      grow();
-    }
-  }
-
-  private void grow() {
-    byte[][] oldKeys = keys;
-    KeyIndex[] oldHistories = histories;
-    int[] oldHashes = hashes;
-    keys = new byte[oldKeys.length * 2][];
-    histories = new KeyIndex[keys.length];
-    hashes = new int[keys.length];
-    int mask = keys.length - 1;
-    for (int j = 0; j < oldKeys.length; j++) {
-      if (oldKeys[j] != null) {
-        int i = oldHashes[j] & mask;
-        while (keys[i] != null) {
-          i = (i + 1) & mask;
-        }
-        keys[i] = oldKeys[j];
-        histories[i] = oldHistories[j];
-        hashes[i] = oldHashes[j];
-      }
-    }
   }
 
   /**
@@ -124,23 +71,24 @@ final class IndexRebuild {
    * a chain of cache misses.
    */
   void fill(Map<byte[], KeyIndex> index) {
-    Sorted[] all = new Sorted[size];
-    int n = 0;
-    for (int i = 0; i < keys.length; i++) {
-      if (keys[i] != null) {
-        all[n++] = new Sorted(prefix(keys[i]), keys[i], histories[i]);
-      }
-    }
+    Sorted[] all = new Sorted[table.size()];
+    int[] n = {0};
+    table.forEach(history -> all[n[0]++] = new Sorted(prefix(history.key()), history));
     Arrays.parallelSort(all, (a, b) -> {
       int c = Long.compareUnsigned(a.prefix(), b.prefix());
-      return c != 0 ? c : KeyOrder.BYTES.compare(a.key(), b.key());
+      return c != 0 ? c : KeyOrder.BYTES.compare(a.history().key(), b.history().key());
     });
     for (Sorted s : all) {
-      index.put(s.key(), s.history());
+      index.put(s.history().key(), s.history());
     }
   }
 
-  private record Sorted(long prefix, byte[] key, KeyIndex history) {}
+  /** Every key's history by key: the applier's lookup table from now on. */
+  KeyTable table() {
+    return table;
+  }
+
+  private record Sorted(long prefix, KeyIndex history) {}
 
   /** The first eight bytes, big-endian, zero-padded: ordered as unsigned longs, they order keys as etcd does or tie. */
   private static long prefix(byte[] key) {
@@ -159,18 +107,5 @@ final class IndexRebuild {
   /** How many revision rows were read. */
   long rows() {
     return rows;
-  }
-
-  /**
-   * A well-mixed hash of a key: Arrays' and ByteString's own (31 * h + b) collide heavily on short
-   * binary keys such as etcd benchmark's, and linear probing needs the low bits to spread.
-   */
-  private static int mix(byte[] key) {
-    long h = 0x9E3779B97F4A7C15L ^ key.length;
-    for (byte b : key) {
-      h = (h ^ (b & 0xff)) * 0xBF58476D1CE4E5B9L;
-      h ^= h >>> 29;
-    }
-    return (int) (h ^ (h >>> 32));
   }
 }

@@ -29,7 +29,8 @@ import java.util.List;
  *
  * <p>Memory: every write is four longs in one array ({@value #SLOTS} slots: main revision, sub
  * revision with the tombstone bit, create revision, version), not objects; a key written once costs
- * this object and a 48-byte array. The {@link Version} records callers see are made on each read.
+ * this object (24 bytes, its reference to the key included) and a 48-byte array. The
+ * {@link Version} records callers see are made on each read.
  */
 public final class KeyIndex {
   /** One write of the key. */
@@ -41,18 +42,26 @@ public final class KeyIndex {
   private static final long TOMBSTONE = 1L << 62;
   private static final long[] NONE = new long[0];
 
+  /** The key, never changed: {@link KeyTable} finds a history by it. */
+  private final byte[] key;
   /** Writes in revision order, {@value #SLOTS} longs each; replaced only when it grows. */
   private volatile long[] slots;
   /** How many writes {@link #slots} holds; published after them. */
   private volatile int size;
 
-  KeyIndex() {
-    this(NONE, 0);
+  /** An empty history of {@code key}, which the caller gives up (it is kept, not copied). */
+  KeyIndex(byte[] key) {
+    this(key, NONE, 0);
   }
 
-  private KeyIndex(long[] slots, int size) {
+  private KeyIndex(byte[] key, long[] slots, int size) {
+    this.key = key;
     this.slots = slots;
     this.size = size;
+  }
+
+  byte[] key() {
+    return key;
   }
 
   /** A consistent pair read in the order the class doc gives: size, then slots. */
@@ -120,7 +129,7 @@ public final class KeyIndex {
     if (from == 0) {
       return this;
     }
-    return new KeyIndex(Arrays.copyOfRange(v.slots, from * SLOTS, v.size * SLOTS), v.size - from);
+    return new KeyIndex(key, Arrays.copyOfRange(v.slots, from * SLOTS, v.size * SLOTS), v.size - from);
   }
 
   // ---- the single writer ----

@@ -57,6 +57,8 @@ import org.slf4j.LoggerFactory;
  * ByteString around each would add 24 bytes to every key (a million keys are 1M entries).
  * Readers look only at revisions up to the published {@link #currentRevision()}, which moves after
  * a batch is on disk; the applier's uncommitted writes wait in an overlay that only it reads.
+ * The applier finds a key's history by hash, in a {@link KeyTable} of the same histories, and
+ * walks the skip list only to add a key or to range.
  */
 public final class MvccStore implements KvStore {
   private static final Logger log = LoggerFactory.getLogger(MvccStore.class);
@@ -73,6 +75,8 @@ public final class MvccStore implements KvStore {
   /** Replaced only by {@link #install}, under the lifecycle lock's write side. */
   private volatile DB db;
   private final ConcurrentSkipListMap<byte[], KeyIndex> index = new ConcurrentSkipListMap<>(KeyOrder.BYTES);
+  /** The histories of {@link #index} by hash. Applier-confined (set when the store opens). */
+  private KeyTable table;
   private final ExecutorService compactor;
 
   private volatile long currentRevision;
@@ -137,6 +141,7 @@ public final class MvccStore implements KvStore {
     IndexRebuild rebuilt = rebuildIndex(revision, Math.max(finished, scheduled));
     leasedAtOpen = rebuilt.leased();
     rebuilt.fill(index);
+    table = rebuilt.table();
     currentRevision = revision;
     batchRevision = revision;
     appliedIndex = getMeta(META_APPLIED);
@@ -389,16 +394,16 @@ public final class MvccStore implements KvStore {
     @Override
     public KeyValue put(ByteString key, ByteString value, long lease, boolean withPrev) {
       Revision r = new Revision(rev, sub++);
-      // A key already in the index gets the write appended to its history in place: one walk of
-      // the skip list and nothing stored into it (see KeyIndex). Appending before the batch is
-      // written is safe: readers read at committed revisions, below this one.
-      byte[] k = key.toByteArray();
-      KeyIndex history = index.get(k);
-      KeyIndex.Version prevVersion = history != null && withPrev ? history.live(rev) : null;
-      if (history != null) {
-        history.put(r);
-      } else {
-        index.put(k, history = new KeyIndex().put(r));
+      // A key already in the index gets the write appended to its history in place: found by
+      // hash, nothing stored into the skip list (see KeyIndex). Appending before the batch is
+      // written is safe: readers read at committed revisions, below this one. (An empty history
+      // is a new key's: compaction removes emptied ones.)
+      KeyIndex history = table.historyOf(key.toByteArray());
+      boolean added = history.isEmpty();
+      KeyIndex.Version prevVersion = !added && withPrev ? history.live(rev) : null;
+      history.put(r);
+      if (added) {
+        index.put(history.key(), history);
       }
       KeyValue prev = prevVersion == null ? null : value(prevVersion.revision(), true);
       KeyIndex.Version v = history.at(rev);
@@ -705,8 +710,10 @@ public final class MvccStore implements KvStore {
       if (compacted != e.getValue()) {
         if (compacted.isEmpty()) {
           index.remove(e.getKey(), e.getValue());
+          table.remove(e.getKey());
         } else {
           index.replace(e.getKey(), e.getValue(), compacted);
+          table.put(compacted);
         }
       }
     }

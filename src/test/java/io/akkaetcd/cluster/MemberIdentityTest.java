@@ -9,8 +9,11 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 class MemberIdentityTest {
+  @TempDir Path tmp;
+
   private static ClusterMembers bootstrap(String peer) {
     return ClusterMembers.bootstrap(ServerConfig.fromFlags(Flags.parse(new String[] {
         "--name", "n", "--initial-advertise-peer-urls", peer, "--initial-cluster", "n=" + peer}, Map.of())));
@@ -18,7 +21,7 @@ class MemberIdentityTest {
 
   @Test
   void aDataDirKeepsTheIdentityItWasCreatedWith() throws Exception {
-    Path dir = Files.createTempDirectory("identity");
+    Path dir = Files.createTempDirectory(tmp, "identity");
     ClusterMembers first = MemberIdentity.loadOrRecord(dir, bootstrap("http://127.0.0.1:1"));
     ClusterMembers other = bootstrap("http://127.0.0.1:2");
     assertNotEquals(first.self(), other.self());

@@ -10,13 +10,15 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /** The membership file: changes applied through Raft survive a restart, learners as learners. */
 class MembershipTest {
+  @TempDir Path tmp;
 
   @Test
   void aLearnerIsStillALearnerAfterARestart() throws Exception {
-    Path dir = Files.createTempDirectory("membership");
+    Path dir = Files.createTempDirectory(tmp, "membership");
     MemberId self = new MemberId(1);
     ClusterMembers bootstrap = new ClusterMembers(9, self, List.of(new ClusterMembers.Member(self, "m1",
         List.of(URI.create("http://127.0.0.1:2380")), List.of(), false)));

@@ -10,20 +10,23 @@ import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.Client;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /** --auto-compaction-mode periodic compacts by itself, through Raft, keeping the retention's history. */
 class AutoCompactionTest {
+  @TempDir Path tmp;
   @Test
   void periodicRetentionCompactsOnItsOwn() throws Exception {
     int port = Ports.free();
     String url = "http://127.0.0.1:" + port;
     String peer = "http://127.0.0.1:" + Ports.free();
     EtcdServer server = EtcdServer.start(ServerConfig.fromFlags(Flags.parse(new String[] {
-        "--name", "a1", "--data-dir", Files.createTempDirectory("autocompact").toString(),
+        "--name", "a1", "--data-dir", Files.createTempDirectory(tmp, "autocompact").toString(),
         "--listen-client-urls", url, "--advertise-client-urls", url,
         "--initial-advertise-peer-urls", peer, "--initial-cluster", "a1=" + peer,
         "--auto-compaction-mode", "periodic", "--auto-compaction-retention", "1s"}, Map.of())));

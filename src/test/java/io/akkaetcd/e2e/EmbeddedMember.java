@@ -52,7 +52,7 @@ final class EmbeddedMember implements AutoCloseable {
 
   /** Stops the member (and its client) and starts it again on the same data directory. */
   void restart() {
-    close();
+    stop();
     start();
   }
 
@@ -76,9 +76,15 @@ final class EmbeddedMember implements AutoCloseable {
     server = EtcdServer.start(ServerConfig.fromFlags(Flags.parse(args.toArray(String[]::new), Map.of())));
   }
 
-  @Override
-  public void close() {
+  private void stop() {
     client.close();
     server.close();
+  }
+
+  /** Stops the member and deletes its data directory. */
+  @Override
+  public void close() {
+    stop();
+    ServerProcess.deleteTree(dataDir);
   }
 }

@@ -377,12 +377,17 @@ final class ServerProcess implements AutoCloseable {
     if (process != null && process.isAlive()) {
       kill();
     }
-    try (Stream<Path> files = Files.walk(dataDir)) {
+    deleteTree(dataDir);
+    logFile.toFile().delete();
+    blockedPeersFile.toFile().delete();
+  }
+
+  /** Deletes {@code dir} and everything under it, as far as it can. */
+  static void deleteTree(Path dir) {
+    try (Stream<Path> files = Files.walk(dir)) {
       files.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
     } catch (IOException ignored) {
       // best effort
     }
-    logFile.toFile().delete();
-    blockedPeersFile.toFile().delete();
   }
 }

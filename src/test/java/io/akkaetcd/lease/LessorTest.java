@@ -9,21 +9,25 @@ import io.akkaetcd.mvcc.MvccStore;
 import io.akkaetcd.proto.etcdserverpb.LeaseGrantRequest;
 import io.akkaetcd.proto.etcdserverpb.PutRequest;
 import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * A key follows its latest put between leases, although puts no longer read the key's previous
  * version: the lessor knows which lease each key is attached to.
  */
 class LessorTest {
+  @TempDir Path tmp;
+
   private static ByteString b(String s) {
     return ByteString.copyFromUtf8(s);
   }
 
   @Test
   void aPutMovesItsKeyBetweenLeasesAndADeleteDetachesIt() throws Exception {
-    java.nio.file.Path dir = Files.createTempDirectory("lessor");
+    Path dir = Files.createTempDirectory(tmp, "lessor");
     long index = 1;
     try (MvccStore store = MvccStore.open(dir)) {
       Lessor lessor = new Lessor(1);

@@ -22,9 +22,12 @@ import org.fusesource.leveldbjni.JniDBFactory;
 import org.iq80.leveldb.DB;
 import org.iq80.leveldb.Options;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /** Compaction inside a batch, after a crash, and under concurrent readers; leases on disk. */
 class MvccCompactionTest {
+  @TempDir Path tmp;
+
   static ByteString b(String s) {
     return ByteString.copyFromUtf8(s);
   }
@@ -41,7 +44,7 @@ class MvccCompactionTest {
 
   @Test
   void aCompactionOfTheUncommittedBatchStartsWhenTheBatchIsOnDisk() throws Exception {
-    try (MvccStore s = MvccStore.open(Files.createTempDirectory("mvcc"))) {
+    try (MvccStore s = MvccStore.open(Files.createTempDirectory(tmp, "mvcc"))) {
       write(s, 1, "k", "1"); // 2
       write(s, 2, "k", "2"); // 3
       write(s, 3, "k", "3"); // 4
@@ -63,7 +66,7 @@ class MvccCompactionTest {
 
   @Test
   void anUncommittedCompactionIsLostWithItsBatchAndNothingIsDeleted() throws Exception {
-    Path dir = Files.createTempDirectory("mvcc");
+    Path dir = Files.createTempDirectory(tmp, "mvcc");
     try (MvccStore s = MvccStore.open(dir)) {
       write(s, 1, "k", "1");
       write(s, 2, "k", "2");
@@ -83,7 +86,7 @@ class MvccCompactionTest {
 
   @Test
   void aCompactionInABatchIsDurableWithTheBatchSoItsEntryReplaysCleanly() throws Exception {
-    Path dir = Files.createTempDirectory("mvcc");
+    Path dir = Files.createTempDirectory(tmp, "mvcc");
     try (MvccStore s = MvccStore.open(dir)) {
       write(s, 1, "k", "1");
       write(s, 2, "k", "2");
@@ -114,7 +117,7 @@ class MvccCompactionTest {
 
   @Test
   void anUnfinishedCompactionResumesOnOpen() throws Exception {
-    Path dir = Files.createTempDirectory("mvcc");
+    Path dir = Files.createTempDirectory(tmp, "mvcc");
     try (MvccStore s = MvccStore.open(dir)) {
       for (int i = 1; i <= 10; i++) {
         write(s, i, "k" + (i % 2), "v" + i); // revisions 2..11
@@ -146,7 +149,7 @@ class MvccCompactionTest {
 
   @Test
   void readersAtOrAboveTheCompactRevisionStayCorrectWhileCompactionRuns() throws Exception {
-    try (MvccStore s = MvccStore.open(Files.createTempDirectory("mvcc"))) {
+    try (MvccStore s = MvccStore.open(Files.createTempDirectory(tmp, "mvcc"))) {
       AtomicBoolean stop = new AtomicBoolean();
       AtomicReference<Throwable> problem = new AtomicReference<>();
       Runnable reader = () -> {
@@ -209,7 +212,7 @@ class MvccCompactionTest {
 
   @Test
   void leasesAreWrittenWithTheBatchAndSurviveReopen() throws Exception {
-    Path dir = Files.createTempDirectory("mvcc");
+    Path dir = Files.createTempDirectory(tmp, "mvcc");
     try (MvccStore s = MvccStore.open(dir)) {
       s.putLease(7, 30);
       s.putLease(8, 60);

@@ -17,6 +17,7 @@ import java.util.Random;
 import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * A seeded random history (puts, deletes, multi-write txns, read-only txns, batches of several
@@ -24,6 +25,8 @@ import org.junit.jupiter.api.Test;
  * On failure the message names the seed; set {@code -Dmvcc.seed=N} to replay it.
  */
 class MvccModelTest {
+  @TempDir Path tmp;
+
   private static final ByteString ALL = ByteString.copyFrom(new byte[] {0});
 
   /** The model: the live kvs of every revision (small key space, so a copy per revision is cheap). */
@@ -47,7 +50,7 @@ class MvccModelTest {
 
   private void run(long seed) throws Exception {
     Random rnd = new Random(seed);
-    Path dir = Files.createTempDirectory("mvcc-model");
+    Path dir = Files.createTempDirectory(tmp, "mvcc-model");
     states.add(new TreeMap<>()); // revision 0 (unused)
     states.add(new TreeMap<>()); // revision 1: empty
     events.add(List.of());

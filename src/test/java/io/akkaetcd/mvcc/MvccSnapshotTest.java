@@ -16,12 +16,14 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * A store sent whole to another member: exported in chunks, received beside the other store,
  * installed in its place; and the directory swap survives a crash at any step.
  */
 class MvccSnapshotTest {
+  @TempDir Path tmp;
 
   private static void write(MvccStore s, long index, long term, String key, String value, long lease) {
     KvStore.WriteTxn t = s.beginTxn(index);
@@ -70,7 +72,7 @@ class MvccSnapshotTest {
 
   @Test
   void anInstalledExportIsTheSourceStore() throws Exception {
-    Path dir = Files.createTempDirectory("snap");
+    Path dir = Files.createTempDirectory(tmp, "snap");
     try (MvccStore source = source(dir.resolve("a")); MvccStore target = MvccStore.open(dir.resolve("b"))) {
       write(target, 1, 1, "stale", "x", 0);
       Path received;
@@ -111,7 +113,7 @@ class MvccSnapshotTest {
 
   @Test
   void closingTheSourceEndsItsExports() throws Exception {
-    Path dir = Files.createTempDirectory("snap");
+    Path dir = Files.createTempDirectory(tmp, "snap");
     MvccStore source = source(dir.resolve("a"));
     MvccStore.Export export = source.export();
     export.next(100);
@@ -122,7 +124,7 @@ class MvccSnapshotTest {
 
   @Test
   void anInterruptedInstallLeavesOneWholeStore() throws Exception {
-    Path dir = Files.createTempDirectory("snap");
+    Path dir = Files.createTempDirectory(tmp, "snap");
     Path store = dir.resolve("mvcc");
     try (MvccStore s = MvccStore.open(store)) {
       write(s, 1, 1, "old", "x", 0);

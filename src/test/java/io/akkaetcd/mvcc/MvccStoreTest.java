@@ -18,9 +18,12 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /** The LevelDB store itself: revisions, history, compaction on disk, reopen, hash, concurrent reads. */
 class MvccStoreTest {
+  @TempDir Path tmp;
+
   static ByteString b(String s) {
     return ByteString.copyFromUtf8(s);
   }
@@ -49,7 +52,7 @@ class MvccStoreTest {
 
   @Test
   void historyVersionsAndTombstones() throws Exception {
-    try (MvccStore s = MvccStore.open(Files.createTempDirectory("mvcc"))) {
+    try (MvccStore s = MvccStore.open(Files.createTempDirectory(tmp, "mvcc"))) {
       assertEquals(1, s.currentRevision(), "an empty store is at revision 1");
       assertEquals(2, put(s, 1, "k", "a"));
       assertEquals(3, put(s, 2, "k", "b"));
@@ -72,7 +75,7 @@ class MvccStoreTest {
 
   @Test
   void aTxnIsOneRevisionWithSubRevisionsAndEventsInOrder() throws Exception {
-    try (MvccStore s = MvccStore.open(Files.createTempDirectory("mvcc"))) {
+    try (MvccStore s = MvccStore.open(Files.createTempDirectory(tmp, "mvcc"))) {
       put(s, 1, "a", "1");
       KvStore.WriteTxn t = s.beginTxn(2);
       assertEquals(3, t.revision());
@@ -100,7 +103,7 @@ class MvccStoreTest {
 
   @Test
   void rangeLimitCountFromKeyAndAllKeys() throws Exception {
-    try (MvccStore s = MvccStore.open(Files.createTempDirectory("mvcc"))) {
+    try (MvccStore s = MvccStore.open(Files.createTempDirectory(tmp, "mvcc"))) {
       long i = 1;
       for (String k : List.of("a", "b", "c", "d")) {
         put(s, i++, k, k);
@@ -118,7 +121,7 @@ class MvccStoreTest {
 
   @Test
   void compactionDropsHistoryOnDiskAndSurvivesReopen() throws Exception {
-    Path dir = Files.createTempDirectory("mvcc");
+    Path dir = Files.createTempDirectory(tmp, "mvcc");
     long hashBefore;
     try (MvccStore s = MvccStore.open(dir)) {
       put(s, 1, "k", "1");      // 2
@@ -153,8 +156,8 @@ class MvccStoreTest {
 
   @Test
   void hashKvIsTheSameForTheSameHistoryAndDiffersOtherwise() throws Exception {
-    try (MvccStore a = MvccStore.open(Files.createTempDirectory("mvcc"));
-         MvccStore b = MvccStore.open(Files.createTempDirectory("mvcc"))) {
+    try (MvccStore a = MvccStore.open(Files.createTempDirectory(tmp, "mvcc"));
+         MvccStore b = MvccStore.open(Files.createTempDirectory(tmp, "mvcc"))) {
       for (int i = 1; i <= 20; i++) {
         put(a, i, "k" + (i % 5), "v" + i);
         put(b, i, "k" + (i % 5), "v" + i);
@@ -170,7 +173,7 @@ class MvccStoreTest {
 
   @Test
   void readersOnOtherThreadsAlwaysSeeAConsistentRevision() throws Exception {
-    try (MvccStore s = MvccStore.open(Files.createTempDirectory("mvcc"))) {
+    try (MvccStore s = MvccStore.open(Files.createTempDirectory(tmp, "mvcc"))) {
       AtomicBoolean stop = new AtomicBoolean();
       AtomicReference<String> problem = new AtomicReference<>();
       Thread reader = new Thread(() -> {
@@ -209,7 +212,7 @@ class MvccStoreTest {
 
   @Test
   void aKeyWrittenManyTimesStaysCheapAndReopensWithItsWholeHistory() throws Exception {
-    Path dir = Files.createTempDirectory("mvcc");
+    Path dir = Files.createTempDirectory(tmp, "mvcc");
     int writes = 100_000;
     long start = System.nanoTime();
     try (MvccStore s = MvccStore.open(dir)) {
@@ -239,7 +242,7 @@ class MvccStoreTest {
 
   @Test
   void readersRacingCloseGetStoppedNotACrash() throws Exception {
-    MvccStore s = MvccStore.open(Files.createTempDirectory("mvcc"));
+    MvccStore s = MvccStore.open(Files.createTempDirectory(tmp, "mvcc"));
     for (int i = 1; i <= 50; i++) {
       put(s, i, "k" + i, "v" + i);
     }
@@ -279,8 +282,8 @@ class MvccStoreTest {
 
   @Test
   void hashKvWhileACompactionRunsMatchesEitherSideOfIt() throws Exception {
-    try (MvccStore a = MvccStore.open(Files.createTempDirectory("mvcc"));
-         MvccStore b = MvccStore.open(Files.createTempDirectory("mvcc"))) {
+    try (MvccStore a = MvccStore.open(Files.createTempDirectory(tmp, "mvcc"));
+         MvccStore b = MvccStore.open(Files.createTempDirectory(tmp, "mvcc"))) {
       for (int i = 1; i <= 3000; i++) {
         put(a, i, "k" + (i % 7), "v" + i);
         put(b, i, "k" + (i % 7), "v" + i);

@@ -44,7 +44,7 @@ class RevisionAndKeyIndexTest {
 
   @Test
   void keyIndexTracksGenerationsVersionsAndCreateRevisions() {
-    KeyIndex k = new KeyIndex().put(new Revision(2, 0)).put(new Revision(4, 0)).tombstone(new Revision(6, 0))
+    KeyIndex k = new KeyIndex(new byte[] {1}).put(new Revision(2, 0)).put(new Revision(4, 0)).tombstone(new Revision(6, 0))
         .put(new Revision(8, 1));
     assertNull(k.at(1));
     assertEquals(1, k.live(2).version());
@@ -54,12 +54,12 @@ class RevisionAndKeyIndexTest {
     assertNull(k.live(7));
     assertEquals(1, k.live(8).version(), "a new generation restarts the version");
     assertEquals(8, k.live(8).createRevision());
-    assertThrows(IllegalStateException.class, () -> new KeyIndex().put(new Revision(3, 0)).put(new Revision(3, 0)));
+    assertThrows(IllegalStateException.class, () -> new KeyIndex(new byte[] {1}).put(new Revision(3, 0)).put(new Revision(3, 0)));
   }
 
   @Test
   void everyFieldOfAWriteComesBackFromThePackedSlots() {
-    KeyIndex k = new KeyIndex().put(new Revision(3, 7)).put(new Revision(5, Integer.MAX_VALUE))
+    KeyIndex k = new KeyIndex(new byte[] {1}).put(new Revision(3, 7)).put(new Revision(5, Integer.MAX_VALUE))
         .tombstone(new Revision(9, 1)).put(new Revision(Long.MAX_VALUE, 0));
     assertEquals(List.of(
         new KeyIndex.Version(new Revision(3, 7), false, 3, 1),
@@ -68,13 +68,13 @@ class RevisionAndKeyIndexTest {
         new KeyIndex.Version(new Revision(Long.MAX_VALUE, 0), false, Long.MAX_VALUE, 1)), k.versions());
     assertTrue(k.contains(new Revision(9, 1)), "the tombstone mark is not part of the sub revision");
     assertFalse(k.contains(new Revision(9, 0)));
-    assertThrows(IllegalArgumentException.class, () -> new KeyIndex().put(new Revision(0, 0)),
+    assertThrows(IllegalArgumentException.class, () -> new KeyIndex(new byte[] {1}).put(new Revision(0, 0)),
         "main revision 0 marks a free slot, so no write may have it");
   }
 
   @Test
   void compactionKeepsTheNewestRevisionAtOrBeforeItUnlessDeleted() {
-    KeyIndex k = new KeyIndex().put(new Revision(2, 0)).put(new Revision(4, 0)).tombstone(new Revision(6, 0))
+    KeyIndex k = new KeyIndex(new byte[] {1}).put(new Revision(2, 0)).put(new Revision(4, 0)).tombstone(new Revision(6, 0))
         .put(new Revision(8, 0));
     KeyIndex at5 = k.compact(5);
     assertEquals(List.of(4L, 6L, 8L), at5.versions().stream().map(v -> v.revision().main()).toList());
@@ -82,13 +82,13 @@ class RevisionAndKeyIndexTest {
     KeyIndex at7 = k.compact(7);
     assertEquals(List.of(8L), at7.versions().stream().map(v -> v.revision().main()).toList(),
         "a tombstone at or before the compaction revision goes, with its generation");
-    assertTrue(new KeyIndex().put(new Revision(2, 0)).tombstone(new Revision(3, 0)).compact(3).isEmpty());
+    assertTrue(new KeyIndex(new byte[] {1}).put(new Revision(2, 0)).tombstone(new Revision(3, 0)).compact(3).isEmpty());
     assertEquals(k, k.compact(1), "nothing to drop: the same index");
   }
 
   @Test
   void compactionNeverChangesWhatAReadAtOrAfterItSees() {
-    KeyIndex k = new KeyIndex().put(new Revision(2, 0)).put(new Revision(3, 1)).tombstone(new Revision(5, 0))
+    KeyIndex k = new KeyIndex(new byte[] {1}).put(new Revision(2, 0)).put(new Revision(3, 1)).tombstone(new Revision(5, 0))
         .put(new Revision(7, 0)).put(new Revision(9, 2)).tombstone(new Revision(10, 0)).put(new Revision(12, 0));
     for (long compactAt = 0; compactAt <= 13; compactAt++) {
       KeyIndex c = k.compact(compactAt);
@@ -104,7 +104,7 @@ class RevisionAndKeyIndexTest {
 
   @Test
   void sinceListsTheWritesFromARevisionOn() {
-    KeyIndex k = new KeyIndex().put(new Revision(2, 0)).put(new Revision(4, 1)).tombstone(new Revision(6, 0))
+    KeyIndex k = new KeyIndex(new byte[] {1}).put(new Revision(2, 0)).put(new Revision(4, 1)).tombstone(new Revision(6, 0))
         .put(new Revision(8, 0));
     record Case(long rev, List<Long> mains) {}
     for (Case c : List.of(new Case(0, List.of(2L, 4L, 6L, 8L)), new Case(2, List.of(2L, 4L, 6L, 8L)),
@@ -115,19 +115,19 @@ class RevisionAndKeyIndexTest {
 
   @Test
   void containsFindsExactlyTheWrittenRevisions() {
-    KeyIndex k = new KeyIndex().put(new Revision(2, 0)).put(new Revision(4, 1)).tombstone(new Revision(6, 0));
+    KeyIndex k = new KeyIndex(new byte[] {1}).put(new Revision(2, 0)).put(new Revision(4, 1)).tombstone(new Revision(6, 0));
     assertTrue(k.contains(new Revision(2, 0)));
     assertTrue(k.contains(new Revision(4, 1)));
     assertTrue(k.contains(new Revision(6, 0)));
     assertFalse(k.contains(new Revision(4, 0)));
     assertFalse(k.contains(new Revision(3, 0)));
     assertFalse(k.contains(new Revision(7, 0)));
-    assertFalse(new KeyIndex().contains(new Revision(1, 0)));
+    assertFalse(new KeyIndex(new byte[] {1}).contains(new Revision(1, 0)));
   }
 
   @Test
   void compactionLeavesTheHistoryItCompactedAsItWas() {
-    KeyIndex k = new KeyIndex().put(new Revision(2, 0)).put(new Revision(3, 0)).put(new Revision(4, 0));
+    KeyIndex k = new KeyIndex(new byte[] {1}).put(new Revision(2, 0)).put(new Revision(3, 0)).put(new Revision(4, 0));
     KeyIndex compacted = k.compact(3);
     compacted.put(new Revision(5, 0));
     assertEquals(List.of(2L, 3L, 4L), k.versions().stream().map(v -> v.revision().main()).toList());
@@ -145,7 +145,7 @@ class RevisionAndKeyIndexTest {
   @Test
   void readersOnOtherThreadsSeeWholeWritesWhileTheWriterAppendsAndCompacts() throws Exception {
     int last = 300_000;
-    AtomicReference<KeyIndex> current = new AtomicReference<>(new KeyIndex());
+    AtomicReference<KeyIndex> current = new AtomicReference<>(new KeyIndex(new byte[] {1}));
     AtomicLong published = new AtomicLong(1);
     AtomicLong compacted = new AtomicLong(0);
     AtomicReference<String> wrong = new AtomicReference<>();
@@ -198,7 +198,7 @@ class RevisionAndKeyIndexTest {
 
   @Test
   void appendingIsNotQuadratic() {
-    KeyIndex k = new KeyIndex();
+    KeyIndex k = new KeyIndex(new byte[] {1});
     long start = System.nanoTime();
     for (int i = 1; i <= 1_000_000; i++) {
       k = k.put(new Revision(i + 1, 0));

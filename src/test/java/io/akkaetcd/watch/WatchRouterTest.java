@@ -20,15 +20,19 @@ import io.akkaetcd.proto.etcdserverpb.WatchRequest;
 import io.akkaetcd.proto.etcdserverpb.WatchResponse;
 import io.akkaetcd.proto.mvccpb.Event;
 import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /** The router against a real store, with a client that does not read: bounded, then complete. */
 class WatchRouterTest {
+  @TempDir Path tmp;
+
   private static final ActorTestKit testKit = ActorTestKit.create();
 
   @AfterAll
@@ -46,7 +50,7 @@ class WatchRouterTest {
 
   @Test
   void aSlowReaderHoldsBoundedBuffersAndLaterGetsEveryEventOnceInOrder() throws Exception {
-    try (MvccStore store = MvccStore.open(Files.createTempDirectory("router"))) {
+    try (MvccStore store = MvccStore.open(Files.createTempDirectory(tmp, "router"))) {
       Pair<BoundedSourceQueue<WatchResponse>, SinkQueueWithCancel<WatchResponse>> stream =
           Source.<WatchResponse>queue(4).toMat(Sink.queue(1), Keep.both()).run(testKit.system());
       ActorRef<WatchRouter.Command> router = router(store, stream.first(), 1 << 20);
@@ -85,7 +89,7 @@ class WatchRouterTest {
 
   @Test
   void aCompactionOvertakingACatchUpCancelsTheWatchWithTheCompactRevision() throws Exception {
-    try (MvccStore store = MvccStore.open(Files.createTempDirectory("router"))) {
+    try (MvccStore store = MvccStore.open(Files.createTempDirectory(tmp, "router"))) {
       Pair<BoundedSourceQueue<WatchResponse>, SinkQueueWithCancel<WatchResponse>> stream =
           Source.<WatchResponse>queue(2).toMat(Sink.queue(1), Keep.both()).run(testKit.system());
       ActorRef<WatchRouter.Command> router = router(store, stream.first(), 1 << 20);
@@ -131,7 +135,7 @@ class WatchRouterTest {
 
   @Test
   void aBurstOfCreatesLargerThanTheBufferGetsEveryCreatedResponseBeforeAnyEvent() throws Exception {
-    try (MvccStore store = MvccStore.open(Files.createTempDirectory("router"))) {
+    try (MvccStore store = MvccStore.open(Files.createTempDirectory(tmp, "router"))) {
       Pair<BoundedSourceQueue<WatchResponse>, SinkQueueWithCancel<WatchResponse>> stream =
           Source.<WatchResponse>queue(4).toMat(Sink.queue(1), Keep.both()).run(testKit.system());
       ActorRef<WatchRouter.Command> router = router(store, stream.first(), 1 << 20);
@@ -160,7 +164,7 @@ class WatchRouterTest {
 
   @Test
   void aWatchThatAsksForFragmentsGetsABigRevisionInFragmentsByEtcdsRule() throws Exception {
-    try (MvccStore store = MvccStore.open(Files.createTempDirectory("router"))) {
+    try (MvccStore store = MvccStore.open(Files.createTempDirectory(tmp, "router"))) {
       Pair<BoundedSourceQueue<WatchResponse>, SinkQueueWithCancel<WatchResponse>> stream =
           Source.<WatchResponse>queue(64).toMat(Sink.queue(1), Keep.both()).run(testKit.system());
       int limit = 1000;
@@ -211,7 +215,7 @@ class WatchRouterTest {
    */
   @Test
   void aProgressNotificationNeverClaimsARevisionWhoseEventsWereNotSent() throws Exception {
-    try (MvccStore store = MvccStore.open(Files.createTempDirectory("router"))) {
+    try (MvccStore store = MvccStore.open(Files.createTempDirectory(tmp, "router"))) {
       java.util.concurrent.atomic.AtomicBoolean racing = new java.util.concurrent.atomic.AtomicBoolean();
       java.util.concurrent.atomic.AtomicLong index = new java.util.concurrent.atomic.AtomicLong();
       KvStore racy = (KvStore) java.lang.reflect.Proxy.newProxyInstance(KvStore.class.getClassLoader(),

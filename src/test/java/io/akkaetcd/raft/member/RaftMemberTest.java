@@ -26,16 +26,19 @@ import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /** RaftMember on the real LevelDB journal: commit, group commit, read index, stop and respawn. */
 class RaftMemberTest {
+  @TempDir static Path tmp;
+
   private static final long ID = 0x1234;
   private static Path dir;
   private static ActorTestKit testKit;
 
   @BeforeAll
   static void start() throws IOException {
-    dir = Files.createTempDirectory("raft-member-test");
+    dir = Files.createTempDirectory(tmp, "raft-member-test");
     Config config = ConfigFactory.parseMap(Map.of(
             "akka.persistence.journal.leveldb.dir", dir.resolve("wal").toString(),
             "akka.persistence.snapshot-store.local.dir", dir.resolve("snap").toString()))
