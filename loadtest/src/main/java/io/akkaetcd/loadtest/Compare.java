@@ -64,7 +64,8 @@ public final class Compare {
     String etcd = o.string("etcd", "etcd");
     String root = System.getProperty("akka-etcd.home", ".");
     String akka = o.string("akka-etcd", root + "/bin/akka-etcd");
-    Path work = Path.of(o.string("work", Files.createTempDirectory("compare").toString()));
+    // a fresh temporary directory only when --work names none
+    Path work = o.has("work") ? Path.of(o.string("work", "")) : Files.createTempDirectory("compare");
     Files.createDirectories(work.resolve("suite"));
     Files.createDirectories(work.resolve("memory"));
     int idleWatches = o.integer("idle-watches", 100_000);
