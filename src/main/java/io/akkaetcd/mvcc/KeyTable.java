@@ -22,6 +22,7 @@ final class KeyTable {
   private KeyIndex[] slots;
   private int size;
 
+  /** Room for {@code capacity} slots, rounded up to a power of two (probing masks the hash). */
   KeyTable(int capacity) {
     slots = new KeyIndex[Integer.highestOneBit(Math.max(2, capacity - 1)) << 1];
   }
@@ -124,7 +125,7 @@ final class KeyTable {
    * A well-mixed hash of a key: Arrays' and ByteString's own (31 * h + b) collide heavily on short
    * binary keys such as etcd benchmark's, and linear probing needs the low bits to spread.
    */
-  static int hash(byte[] key) {
+  private static int hash(byte[] key) {
     long h = 0x9E3779B97F4A7C15L ^ key.length;
     for (byte b : key) {
       h = (h ^ (b & 0xff)) * 0xBF58476D1CE4E5B9L;

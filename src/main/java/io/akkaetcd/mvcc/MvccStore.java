@@ -75,7 +75,11 @@ public final class MvccStore implements KvStore {
   /** Replaced only by {@link #install}, under the lifecycle lock's write side. */
   private volatile DB db;
   private final ConcurrentSkipListMap<byte[], KeyIndex> index = new ConcurrentSkipListMap<>(KeyOrder.BYTES);
-  /** The histories of {@link #index} by hash. Applier-confined (set when the store opens). */
+  /**
+   * The histories of {@link #index} by hash: always the same key → history pairs. Applier-confined
+   * (set when the store opens); the two change together where a key is added ({@code Txn.put}) and
+   * where compaction replaces or drops a history ({@link #compactIndex}).
+   */
   private KeyTable table;
   private final ExecutorService compactor;
 

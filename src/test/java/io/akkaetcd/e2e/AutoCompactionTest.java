@@ -20,6 +20,7 @@ import org.junit.jupiter.api.io.TempDir;
 /** --auto-compaction-mode periodic compacts by itself, through Raft, keeping the retention's history. */
 class AutoCompactionTest {
   @TempDir Path tmp;
+
   @Test
   void periodicRetentionCompactsOnItsOwn() throws Exception {
     int port = Ports.free();
