@@ -60,7 +60,9 @@ import io.akkaetcd.proto.etcdserverpb.MaintenanceHandlerFactory;
 import io.akkaetcd.proto.health.HealthHandlerFactory;
 import akka.actor.typed.javadsl.Adapter;
 import io.akkaetcd.raft.Message;
+import io.akkaetcd.raft.peer.PeerActivity;
 import io.akkaetcd.raft.peer.PeerFilter;
+import io.akkaetcd.raft.peer.PeerProbes;
 import io.akkaetcd.raft.peer.PeerTransport;
 import io.akkaetcd.snapshot.SnapshotTransfers;
 import io.akkaetcd.raft.member.RaftInbox;
@@ -123,6 +125,8 @@ public final class EtcdServer implements EtcdMember, AutoCloseable {
   private final AtomicBoolean restartRequested = new AtomicBoolean();
   /** Set when the member stopped because a vital actor failed, not because it was asked to. */
   private final AtomicBoolean failed;
+  /** The links from the peers, as their probes show them (empty for a member alone). */
+  private final PeerActivity links;
   /** Completes once the actors are stopped and the store is closed. */
   private final CompletableFuture<Void> stopped = new CompletableFuture<>();
   /** Completes once clients are served (see {@link #ready()}); set before the client URLs are bound. */
@@ -131,8 +135,9 @@ public final class EtcdServer implements EtcdMember, AutoCloseable {
   private EtcdServer(ServerConfig config, Membership membership, MemberAttributes attributes, KvStore store,
       ActorSystem<Void> system,
       RaftInbox inbox, Wait wait, AppliedIndexWait applied,
-      AtomicReference<RaftStatus> raftStatus, AtomicBoolean failed, PeerFilter filter) {
+      AtomicReference<RaftStatus> raftStatus, AtomicBoolean failed, PeerFilter filter, PeerActivity links) {
     this.failed = failed;
+    this.links = links;
     this.config = config;
     this.membership = membership;
     this.attributes = attributes;
@@ -210,6 +215,8 @@ public final class EtcdServer implements EtcdMember, AutoCloseable {
     PeerFilter filter = peerFilter(membership, attributes);
     CompletableFuture<LeaseForwarding> leaseForwarding = new CompletableFuture<>();
     AtomicReference<PeerTransport> transportRef = new AtomicReference<>();
+    // A peer unheard for an election timeout is down, as a follower judges its leader.
+    PeerActivity links = new PeerActivity(config.electionTimeout());
     Behavior<Void> guardian = Behaviors.setup(ctx -> {
       akka.actor.ActorSystem classic = Adapter.toClassic(ctx.getSystem());
       PeerTransport transport = null;
@@ -222,6 +229,11 @@ public final class EtcdServer implements EtcdMember, AutoCloseable {
         ctx.spawn(PeerTransport.receiver(inbox::deliver, filter, members.clusterId()), PeerTransport.RECEIVER,
             DispatcherSelector.fromConfig("akka-etcd.raft-dispatcher"));
         Adapter.actorOf(ctx, ClusterJoin.endpoint(membership), ClusterJoin.ENDPOINT);
+        PeerProbes probes = new PeerProbes(classic, members.self().value(), peers, filter, members.clusterId());
+        membership.onChange(m -> probes.update(peerUrls(m)));
+        ctx.spawn(PeerProbes.receiver(links, filter, members.clusterId(), System::nanoTime), PeerProbes.RECEIVER);
+        classic.scheduler().scheduleWithFixedDelay(config.heartbeatInterval(), config.heartbeatInterval(),
+            probes::probeAll, classic.dispatcher());
         if (filter.active()) {
           Quarantine.Injected injected = new Quarantine.Injected(classic, filter, id -> peerAddress(membership, id));
           classic.scheduler().scheduleWithFixedDelay(Duration.ofMillis(50), Duration.ofMillis(50), () -> {
@@ -283,7 +295,7 @@ public final class EtcdServer implements EtcdMember, AutoCloseable {
     }
     raftRef.join(); // the member's actors exist before clients are served
     EtcdServer server = new EtcdServer(config, membership, attributes, store, system, inbox, wait, applied, status,
-        failed, filter);
+        failed, filter, links);
     if (!peers.isEmpty()) {
       ((akka.actor.ExtendedActorSystem) Adapter.toClassic(system)).systemActorOf(
           PromoteForwarding.endpoint(id -> server.raftStatus().isLeader() ? server.promoteMember(id)
@@ -377,14 +389,10 @@ public final class EtcdServer implements EtcdMember, AutoCloseable {
     if (!validPeerUrls(peerUrls)) {
       return CompletableFuture.failedFuture(EtcdError.MEMBER_BAD_URLS.exception());
     }
-    // etcd's --strict-reconfig-check, first as in etcd: the voters after the change that are
-    // running must be a quorum. A learner changes no quorum, but at most MAX_LEARNERS may exist.
-    // etcd's exception: a single started voter may always add a second one (a cluster grown from,
-    // or restored into, one member).
-    int started = learner ? 0 : startedVoters(now, 0);
-    boolean growingFromOne = started == 1 && now.voterIds().size() == 1;
-    if (!learner && !growingFromOne && started < quorum(now.voterIds().size() + 1)) {
-      return CompletableFuture.failedFuture(EtcdError.MEMBER_NOT_ENOUGH_STARTED.exception());
+    // etcd's --strict-reconfig-check comes first, as in etcd.
+    Optional<EtcdError> refused = reconfigCheck(now).mayAdd(learner);
+    if (refused.isPresent()) {
+      return CompletableFuture.failedFuture(refused.get().exception());
     }
     if (learner && now.learnerIds().size() >= MAX_LEARNERS) {
       return CompletableFuture.failedFuture(EtcdError.TOO_MANY_LEARNERS.exception());
@@ -425,9 +433,9 @@ public final class EtcdServer implements EtcdMember, AutoCloseable {
     if (match < status.committedIndex() * 0.9) {
       return CompletableFuture.failedFuture(EtcdError.LEARNER_NOT_READY.exception());
     }
-    // The strict reconfiguration check: the running voters after the promotion must be a quorum.
-    if (startedVoters(now, 0) + 1 < quorum(now.voterIds().size() + 1)) {
-      return CompletableFuture.failedFuture(EtcdError.MEMBER_NOT_ENOUGH_STARTED.exception());
+    Optional<EtcdError> refused = reconfigCheck(now).mayPromote();
+    if (refused.isPresent()) {
+      return CompletableFuture.failedFuture(refused.get().exception());
     }
     return proposeConfChange(ConfChange.newBuilder().setType(ConfChangeType.PROMOTE_MEMBER).setMemberId(id));
   }
@@ -435,9 +443,9 @@ public final class EtcdServer implements EtcdMember, AutoCloseable {
   @Override
   public CompletionStage<ClusterMembers> removeMember(long id) {
     ClusterMembers now = membership.current();
-    boolean voter = now.voterIds().contains(id);
-    if (voter && startedVoters(now, id) < quorum(now.voterIds().size() - 1)) {
-      return CompletableFuture.failedFuture(EtcdError.MEMBER_NOT_ENOUGH_STARTED.exception());
+    Optional<EtcdError> refused = now.voterIds().contains(id) ? reconfigCheck(now).mayRemoveVoter(id) : Optional.empty();
+    if (refused.isPresent()) {
+      return CompletableFuture.failedFuture(refused.get().exception());
     }
     if (now.member(id).isEmpty()) {
       return CompletableFuture.failedFuture(EtcdError.MEMBER_NOT_FOUND.exception());
@@ -456,41 +464,9 @@ public final class EtcdServer implements EtcdMember, AutoCloseable {
         .anyMatch(m -> m.id().value() != except && m.peerUrls().stream().anyMatch(urls::contains));
   }
 
-  private static int quorum(int voters) {
-    return voters / 2 + 1;
-  }
-
-  /**
-   * Voters other than {@code except} that are running, as this member sees them: itself, and every
-   * peer that Akka Cluster has Up (or WeaklyUp) and does not find unreachable (its failure
-   * detector's gossip).
-   */
-  private int startedVoters(ClusterMembers now, long except) {
-    if (!system.settings().config().getString("akka.actor.provider").equals("cluster")) {
-      return now.voterIds().contains(now.self().value()) && now.self().value() != except ? 1 : 0; // alone
-    }
-    akka.cluster.Cluster cluster = akka.cluster.Cluster.get(Adapter.toClassic(system));
-    java.util.Set<String> running = new java.util.HashSet<>();
-    akka.cluster.ClusterEvent.CurrentClusterState state = cluster.state();
-    java.util.Set<akka.cluster.Member> unreachable = state.getUnreachable();
-    state.getMembers().forEach(m -> {
-      // WeaklyUp too: a restarted member's new incarnation waits in WeaklyUp until Akka Cluster
-      // has removed its old, unreachable one, yet it runs and takes part in Raft already.
-      boolean up = m.status() == akka.cluster.MemberStatus.up() || m.status() == akka.cluster.MemberStatus.weaklyUp();
-      if (up && !unreachable.contains(m)) {
-        running.add(m.address().toString());
-      }
-    });
-    int started = 0;
-    for (ClusterMembers.Member m : now.members()) {
-      if (m.learner() || m.id().value() == except) {
-        continue;
-      }
-      if (m.id().equals(now.self()) || running.contains(PeerTransport.address(m.peerUrls().get(0)))) {
-        started++;
-      }
-    }
-    return started;
+  /** etcd's strict reconfiguration check on the members as applied and the links as they are now. */
+  private StrictReconfigCheck reconfigCheck(ClusterMembers now) {
+    return new StrictReconfigCheck(now, m -> !attributes.nameOf(m).isEmpty(), links, System.nanoTime());
   }
 
   @Override

@@ -43,6 +43,12 @@ class ClusterGrowTest {
           "--peer-urls=" + second.peerUrl());
       assertEquals(0, added.exit(), added.all());
       assertTrue(added.stdout().contains("ETCD_INITIAL_CLUSTER_STATE=\"existing\""), added.all());
+      // Until m2 starts, one of two voters has started: a third voter would leave one started of
+      // three, and a learner needs every voter connected. etcd 3.4 answers both so.
+      String another = "--peer-urls=http://127.0.0.1:" + Ports.free();
+      assertRefused(first, "etcdserver: re-configuration failed due to not enough started members",
+          "member", "add", "m3", another);
+      assertRefused(first, "etcdserver: unhealthy cluster", "member", "add", "m3", "--learner", another);
       second.start(); // healthy once the two have a leader
       ServerProcess.awaitConverged(all);
       assertEquals("v1499", Etcdctl.run(second.endpoint(), "get", "k1499", "--print-value-only").stdout().trim());
@@ -56,6 +62,20 @@ class ClusterGrowTest {
     } finally {
       all.forEach(ServerProcess::close);
     }
+  }
+
+  /**
+   * The member refuses the command with {@code error}. It restarts itself as a cluster member just
+   * after the first MemberAdd, so a command may meet it restarting: asked again until answered.
+   */
+  private static void assertRefused(ServerProcess m, String error, String... command) {
+    java.time.Instant deadline = java.time.Instant.now().plusSeconds(30);
+    Etcdctl.Result r;
+    do {
+      r = Etcdctl.run(m.endpoint(), command);
+    } while (!r.stderr().contains("etcdserver:") && java.time.Instant.now().isBefore(deadline));
+    assertEquals(1, r.exit(), r.all());
+    assertTrue(r.stderr().contains("Error: " + error + "\n"), r.all());
   }
 
   private static ByteSequence bytes(String s) {

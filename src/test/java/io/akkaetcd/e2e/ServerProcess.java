@@ -297,16 +297,16 @@ final class ServerProcess implements AutoCloseable {
   }
 
   /**
-   * Runs an etcdctl membership command until the cluster stops answering "not enough started
-   * members" (etcd's strict reconfiguration check: a member that just came back may not count as
-   * started yet), for up to 30 s; returns the last result.
+   * Runs an etcdctl membership command until the asked member stops answering "unhealthy cluster"
+   * (etcd's strict reconfiguration check: it counts a peer only once it has heard from it for 5 s
+   * without a break, so not just after a start), for up to 30 s; returns the last result.
    */
   static Etcdctl.Result reconfigure(String endpoints, String... args) {
     Instant deadline = Instant.now().plus(Duration.ofSeconds(30));
     Etcdctl.Result r;
     do {
       r = Etcdctl.run(endpoints, args);
-    } while (r.stderr().contains("not enough started members") && Instant.now().isBefore(deadline));
+    } while (r.stderr().contains("etcdserver: unhealthy cluster") && Instant.now().isBefore(deadline));
     return r;
   }
 

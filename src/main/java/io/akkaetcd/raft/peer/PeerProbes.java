@@ -1,0 +1,70 @@
+package io.akkaetcd.raft.peer;
+
+import akka.actor.ActorRef;
+import akka.actor.ActorSystem;
+import akka.actor.ExtendedActorSystem;
+import akka.actor.typed.Behavior;
+import akka.actor.typed.javadsl.Behaviors;
+import io.akkaetcd.proto.peerpb.PeerProbe;
+import java.net.URI;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.function.LongSupplier;
+
+/**
+ * Keeps {@link PeerActivity} current: every member sends each peer a {@link PeerProbe} every
+ * heartbeat interval, to {@code /user/}{@value #RECEIVER} at the peer's address, and records the
+ * probes it receives. etcd reads the same from its transport (a stream to every peer, whether Raft
+ * has anything to send on it or not); Raft's own messages would not do, as followers send none to
+ * each other. Akka Cluster's membership does not either: a member restarted while its peers were
+ * slow to answer forms an Akka cluster of its own and never sees them there again.
+ *
+ * <p>Probes cross the same {@link PeerFilter} as Raft messages, so a cut link goes inactive.
+ */
+public final class PeerProbes {
+  public static final String RECEIVER = "peer-probe";
+
+  private final ExtendedActorSystem system;
+  private final PeerProbe probe;
+  private final PeerFilter filter;
+  private volatile Map<Long, ActorRef> peers = Map.of();
+
+  /**
+   * @param self this member's id, which its probes carry
+   * @param peerUrls every other member's first peer URL, by member id
+   */
+  public PeerProbes(ActorSystem system, long self, Map<Long, URI> peerUrls, PeerFilter filter, long clusterId) {
+    this.system = (ExtendedActorSystem) system;
+    this.probe = PeerProbe.newBuilder().setFrom(self).setClusterId(clusterId).build();
+    this.filter = filter;
+    update(peerUrls);
+  }
+
+  /** The peers after a membership change. */
+  public void update(Map<Long, URI> peerUrls) {
+    Map<Long, ActorRef> next = new HashMap<>();
+    peerUrls.forEach((id, url) -> next.put(id, PeerTransport.byPath(system, PeerTransport.address(url) + "/user/" + RECEIVER)));
+    peers = Map.copyOf(next);
+  }
+
+  /** Sends one probe to every peer whose link the filter leaves open. */
+  public void probeAll() {
+    peers.forEach((id, ref) -> {
+      if (!filter.blocked(id)) {
+        ref.tell(probe, ActorRef.noSender());
+      }
+    });
+  }
+
+  /** The receiver: records each probe from a peer of {@code clusterId} whose link is open. */
+  public static Behavior<PeerProbe> receiver(PeerActivity activity, PeerFilter filter, long clusterId, LongSupplier clock) {
+    return Behaviors.receive(PeerProbe.class)
+        .onMessage(PeerProbe.class, p -> {
+          if (p.getClusterId() == clusterId && !filter.blocked(p.getFrom())) {
+            activity.heard(p.getFrom(), clock.getAsLong());
+          }
+          return Behaviors.same();
+        })
+        .build();
+  }
+}
