@@ -3,10 +3,11 @@ package io.akkaetcd.raft;
 import java.util.Collection;
 
 /** Majority math over the voters. Pure. */
-final class Quorum {
+public final class Quorum {
   private Quorum() {}
 
-  static int majority(int voters) {
+  /** The smallest number of voters that is more than half of {@code voters}. */
+  public static int majority(int voters) {
     return voters / 2 + 1;
   }
 

@@ -222,15 +222,18 @@ public final class EtcdServer implements EtcdMember, AutoCloseable {
       PeerTransport transport = null;
       if (!peers.isEmpty()) {
         PeerTransport t = new PeerTransport(classic, peers, filter, members.clusterId());
+        PeerProbes probes = new PeerProbes(classic, members.self().value(), peers, filter, members.clusterId());
         transportRef.set(t);
-        membership.onChange(m -> t.update(peerUrls(m)));
+        membership.onChange(m -> {
+          Map<Long, URI> urls = peerUrls(m);
+          t.update(urls);
+          probes.update(urls);
+        });
         transport = t;
         // On the Raft member's own thread: a message from a peer wakes one thread, not two.
         ctx.spawn(PeerTransport.receiver(inbox::deliver, filter, members.clusterId()), PeerTransport.RECEIVER,
             DispatcherSelector.fromConfig("akka-etcd.raft-dispatcher"));
         Adapter.actorOf(ctx, ClusterJoin.endpoint(membership), ClusterJoin.ENDPOINT);
-        PeerProbes probes = new PeerProbes(classic, members.self().value(), peers, filter, members.clusterId());
-        membership.onChange(m -> probes.update(peerUrls(m)));
         ctx.spawn(PeerProbes.receiver(links, filter, members.clusterId(), System::nanoTime), PeerProbes.RECEIVER);
         classic.scheduler().scheduleWithFixedDelay(config.heartbeatInterval(), config.heartbeatInterval(),
             probes::probeAll, classic.dispatcher());

@@ -2,6 +2,7 @@ package io.akkaetcd.server;
 
 import io.akkaetcd.api.EtcdError;
 import io.akkaetcd.cluster.ClusterMembers;
+import io.akkaetcd.raft.Quorum;
 import io.akkaetcd.raft.peer.PeerActivity;
 import java.time.Duration;
 import java.util.List;
@@ -46,7 +47,7 @@ final class StrictReconfigCheck {
       // a single started voter may always add a second (a cluster grown from, or restored into, one).
       int voters = voters().size() + 1;
       int startedVoters = startedVoters(0);
-      if (!(startedVoters == 1 && voters == 2) && startedVoters < quorum(voters)) {
+      if (!(startedVoters == 1 && voters == 2) && startedVoters < Quorum.majority(voters)) {
         return Optional.of(EtcdError.MEMBER_NOT_ENOUGH_STARTED);
       }
     }
@@ -56,7 +57,7 @@ final class StrictReconfigCheck {
   /** MemberRemove of voter {@code id} (removing a learner changes no quorum and is not checked). */
   Optional<EtcdError> mayRemoveVoter(long id) {
     // etcd's IsReadyToRemoveVotingMember: the started voters that remain are a quorum of those left.
-    if (startedVoters(id) < quorum(voters().size() - 1)) {
+    if (startedVoters(id) < Quorum.majority(voters().size() - 1)) {
       return Optional.of(EtcdError.MEMBER_NOT_ENOUGH_STARTED);
     }
     // A member whose link is down is not part of the working quorum: removing it is safe.
@@ -64,12 +65,13 @@ final class StrictReconfigCheck {
       return Optional.empty();
     }
     // Otherwise the connected voters, less the one removed, must be a quorum of those left.
-    return connectedVoters() - 1 < quorum(voters().size() - 1) ? Optional.of(EtcdError.UNHEALTHY) : Optional.empty();
+    return connectedVoters() - 1 < Quorum.majority(voters().size() - 1)
+        ? Optional.of(EtcdError.UNHEALTHY) : Optional.empty();
   }
 
   /** MemberPromote: the started voters, with the learner, are a quorum of the voters it joins. */
   Optional<EtcdError> mayPromote() {
-    return startedVoters(0) + 1 < quorum(voters().size() + 1)
+    return startedVoters(0) + 1 < Quorum.majority(voters().size() + 1)
         ? Optional.of(EtcdError.MEMBER_NOT_ENOUGH_STARTED) : Optional.empty();
   }
 
@@ -87,9 +89,5 @@ final class StrictReconfigCheck {
     long self = members.self().value();
     return (int) voters().stream()
         .filter(m -> m.id().value() == self || links.activeFor(m.id().value(), now, HEALTH_INTERVAL)).count();
-  }
-
-  private static int quorum(int voters) {
-    return voters / 2 + 1;
   }
 }

@@ -7,7 +7,6 @@ import akka.actor.typed.Behavior;
 import akka.actor.typed.javadsl.Behaviors;
 import io.akkaetcd.proto.peerpb.PeerProbe;
 import java.net.URI;
-import java.util.HashMap;
 import java.util.Map;
 import java.util.function.LongSupplier;
 
@@ -16,8 +15,8 @@ import java.util.function.LongSupplier;
  * heartbeat interval, to {@code /user/}{@value #RECEIVER} at the peer's address, and records the
  * probes it receives. etcd reads the same from its transport (a stream to every peer, whether Raft
  * has anything to send on it or not); Raft's own messages would not do, as followers send none to
- * each other. Akka Cluster's membership does not either: a member restarted while its peers were
- * slow to answer forms an Akka cluster of its own and never sees them there again.
+ * each other. Akka Cluster's membership does not either: a first seed node restarted while its
+ * peers are slow to answer forms an Akka cluster of its own, in which it does not see them.
  *
  * <p>Probes cross the same {@link PeerFilter} as Raft messages, so a cut link goes inactive.
  */
@@ -42,9 +41,7 @@ public final class PeerProbes {
 
   /** The peers after a membership change. */
   public void update(Map<Long, URI> peerUrls) {
-    Map<Long, ActorRef> next = new HashMap<>();
-    peerUrls.forEach((id, url) -> next.put(id, PeerTransport.byPath(system, PeerTransport.address(url) + "/user/" + RECEIVER)));
-    peers = Map.copyOf(next);
+    peers = PeerTransport.actorsAt(system, peerUrls, RECEIVER);
   }
 
   /** Sends one probe to every peer whose link the filter leaves open. */

@@ -50,9 +50,14 @@ public final class PeerTransport {
 
   /** The peers after a membership change: every other member's first peer URL, by member id. */
   public void update(Map<Long, URI> peerUrls) {
-    Map<Long, ActorRef> next = new HashMap<>();
-    peerUrls.forEach((id, url) -> next.put(id, byPath(system, address(url) + "/user/" + RECEIVER)));
-    peers = Map.copyOf(next);
+    peers = actorsAt(system, peerUrls, RECEIVER);
+  }
+
+  /** A reference to the actor {@code /user/<name>} at every peer's address, by member id. */
+  static Map<Long, ActorRef> actorsAt(ExtendedActorSystem system, Map<Long, URI> peerUrls, String name) {
+    Map<Long, ActorRef> refs = new HashMap<>();
+    peerUrls.forEach((id, url) -> refs.put(id, byPath(system, address(url) + "/user/" + name)));
+    return Map.copyOf(refs);
   }
 
   /** A reference to whatever actor lives at {@code path}, in any incarnation of its system. */
