@@ -1,5 +1,6 @@
 package io.akkaetcd.api;
 
+import io.akkaetcd.errors.EtcdError;
 import io.akkaetcd.cluster.ClusterMembers;
 import io.akkaetcd.proto.etcdserverpb.Cluster;
 import io.akkaetcd.proto.etcdserverpb.Member;
@@ -51,7 +52,7 @@ public final class ClusterService implements Cluster {
     try {
       urls = in.getPeerURLsList().stream().map(URI::create).toList();
     } catch (IllegalArgumentException e) {
-      return CompletableFuture.failedFuture(EtcdError.MEMBER_BAD_URLS.exception().toGrpc());
+      return CompletableFuture.failedFuture(GrpcErrors.toGrpc(EtcdError.MEMBER_BAD_URLS.exception()));
     }
     return GrpcErrors.handled(() -> member.addMember(urls, in.getIsLearner()).thenApply(members -> {
       MemberAddResponse.Builder b = MemberAddResponse.newBuilder().setHeader(member.header(0));
@@ -81,7 +82,7 @@ public final class ClusterService implements Cluster {
     try {
       urls = in.getPeerURLsList().stream().map(URI::create).toList();
     } catch (IllegalArgumentException e) {
-      return CompletableFuture.failedFuture(EtcdError.MEMBER_BAD_URLS.exception().toGrpc());
+      return CompletableFuture.failedFuture(GrpcErrors.toGrpc(EtcdError.MEMBER_BAD_URLS.exception()));
     }
     return GrpcErrors.handled(() -> member.updateMember(in.getID(), urls).thenApply(members -> {
       MemberUpdateResponse.Builder b = MemberUpdateResponse.newBuilder().setHeader(member.header(0));

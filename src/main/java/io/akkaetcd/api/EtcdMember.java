@@ -1,5 +1,6 @@
 package io.akkaetcd.api;
 
+import io.akkaetcd.errors.EtcdException;
 import io.akkaetcd.cluster.ClusterMembers;
 import io.akkaetcd.mvcc.KvStore;
 import io.akkaetcd.proto.etcdserverpb.InternalRaftRequest;

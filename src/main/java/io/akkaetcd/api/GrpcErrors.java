@@ -1,5 +1,7 @@
 package io.akkaetcd.api;
 
+import io.akkaetcd.errors.EtcdException;
+import io.akkaetcd.errors.EtcdError;
 import akka.grpc.GrpcServiceException;
 import io.grpc.Status;
 import java.util.concurrent.CompletableFuture;
@@ -20,15 +22,25 @@ public final class GrpcErrors {
       cause = cause.getCause();
     }
     if (cause instanceof EtcdException e) {
-      return e.toGrpc();
+      return toGrpc(e);
     }
     if (cause instanceof GrpcServiceException g) {
       return g;
     }
     if (cause instanceof TimeoutException) {
-      return EtcdError.TIMEOUT.exception().toGrpc();
+      return GrpcErrors.toGrpc(EtcdError.TIMEOUT.exception());
     }
     return new GrpcServiceException(Status.INTERNAL.withDescription(String.valueOf(cause.getMessage())));
+  }
+
+  /** etcd's error as grpc-go's server sends it: the code and the exact text. */
+  public static GrpcServiceException toGrpc(EtcdException e) {
+    return new GrpcServiceException(status(e.error()));
+  }
+
+  /** The gRPC status of an etcd error. */
+  public static Status status(EtcdError error) {
+    return Status.fromCodeValue(error.code().value()).withDescription(error.text());
   }
 
   /**

@@ -1,5 +1,7 @@
 package io.akkaetcd.api;
 
+import io.akkaetcd.apply.KvRequestValidator;
+import io.akkaetcd.errors.EtcdError;
 import io.akkaetcd.apply.KvApplier;
 import io.akkaetcd.proto.etcdserverpb.CompactionRequest;
 import io.akkaetcd.proto.etcdserverpb.CompactionResponse;

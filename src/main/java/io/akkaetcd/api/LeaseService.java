@@ -1,5 +1,6 @@
 package io.akkaetcd.api;
 
+import io.akkaetcd.errors.EtcdError;
 import akka.NotUsed;
 import akka.stream.javadsl.Source;
 import akka.japi.pf.PFBuilder;

@@ -1,5 +1,6 @@
 package io.akkaetcd.api;
 
+import io.akkaetcd.wait.ResponseBatch;
 import akka.actor.ActorSystem;
 import akka.actor.ClassicActorSystemProvider;
 import akka.grpc.GrpcProtocol;

@@ -2,9 +2,9 @@ package io.akkaetcd.apply;
 
 import com.google.protobuf.ByteString;
 import com.google.protobuf.Message;
-import io.akkaetcd.api.EtcdError;
-import io.akkaetcd.api.KvRequestValidator;
-import io.akkaetcd.api.EtcdException;
+import io.akkaetcd.errors.EtcdError;
+import io.akkaetcd.apply.KvRequestValidator;
+import io.akkaetcd.errors.EtcdException;
 import io.akkaetcd.mvcc.KeyOrder;
 import io.akkaetcd.mvcc.KvStore;
 import io.akkaetcd.mvcc.KvStore.RangeResult;

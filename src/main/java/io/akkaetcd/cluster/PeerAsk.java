@@ -2,7 +2,7 @@ package io.akkaetcd.cluster;
 
 import akka.actor.ActorSystem;
 import akka.pattern.Patterns;
-import io.akkaetcd.api.EtcdError;
+import io.akkaetcd.errors.EtcdError;
 import io.akkaetcd.raft.peer.PeerFilter;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;

@@ -2,7 +2,7 @@ package io.akkaetcd.lease;
 
 import akka.actor.AbstractActor;
 import akka.actor.Props;
-import io.akkaetcd.api.EtcdError;
+import io.akkaetcd.errors.EtcdError;
 import io.akkaetcd.cluster.PeerAsk;
 import io.akkaetcd.proto.peerpb.LeaseRenewRequest;
 import io.akkaetcd.proto.peerpb.LeaseRenewResponse;

@@ -1,7 +1,7 @@
 package io.akkaetcd.lease;
 
 import com.google.protobuf.ByteString;
-import io.akkaetcd.api.EtcdError;
+import io.akkaetcd.errors.EtcdError;
 import io.akkaetcd.apply.LeaseLookup;
 import io.akkaetcd.mvcc.KeyOrder;
 import io.akkaetcd.mvcc.KvStore;

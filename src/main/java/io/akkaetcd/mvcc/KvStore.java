@@ -1,5 +1,6 @@
 package io.akkaetcd.mvcc;
 
+import io.akkaetcd.errors.EtcdException;
 import com.google.protobuf.ByteString;
 import io.akkaetcd.proto.mvccpb.Event;
 import io.akkaetcd.proto.mvccpb.KeyValue;

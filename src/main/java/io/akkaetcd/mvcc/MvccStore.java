@@ -3,7 +3,7 @@ package io.akkaetcd.mvcc;
 import com.google.protobuf.ByteString;
 import com.google.protobuf.InvalidProtocolBufferException;
 import com.google.protobuf.UnsafeByteOperations;
-import io.akkaetcd.api.EtcdError;
+import io.akkaetcd.errors.EtcdError;
 import io.akkaetcd.proto.mvccpb.Event;
 import io.akkaetcd.proto.mvccpb.KeyValue;
 import java.io.File;

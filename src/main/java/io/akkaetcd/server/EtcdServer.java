@@ -1,5 +1,7 @@
 package io.akkaetcd.server;
 
+import io.akkaetcd.apply.RequestDispatch;
+import io.akkaetcd.apply.ApplierActor;
 import akka.actor.CoordinatedShutdown;
 import akka.actor.typed.ActorRef;
 import akka.actor.typed.ActorSystem;
@@ -18,8 +20,8 @@ import com.typesafe.config.Config;
 import com.typesafe.config.ConfigFactory;
 import io.akkaetcd.api.ClientRouter;
 import io.akkaetcd.api.ClusterService;
-import io.akkaetcd.api.EtcdError;
-import io.akkaetcd.api.EtcdException;
+import io.akkaetcd.errors.EtcdError;
+import io.akkaetcd.errors.EtcdException;
 import io.akkaetcd.api.EtcdMember;
 import io.akkaetcd.api.HealthService;
 import io.akkaetcd.api.KvService;
@@ -253,8 +255,8 @@ public final class EtcdServer implements EtcdMember, AutoCloseable {
           peerAsk(classic, membership, filter), config.electionTimeout().multipliedBy(2));
       Adapter.actorOf(ctx, forwarding.endpointProps(), LeaseForwarding.ENDPOINT);
       leaseForwarding.complete(forwarding);
-      ActorRef<MvccApplier.Command> applier = ctx.spawn(
-          MvccApplier.create(store, new KvRequests(kv, lessor, keeper, attributes), membership::apply, wait,
+      ActorRef<ApplierActor.Command> applier = ctx.spawn(
+          ApplierActor.create(store, new RequestDispatch(kv, lessor, keeper, attributes), membership::apply, wait,
               applied, hub::committed), "applier",
           DispatcherSelector.fromConfig("akka-etcd.applier-dispatcher"));
       Consumer<Message> send = m -> { };
@@ -274,7 +276,7 @@ public final class EtcdServer implements EtcdMember, AutoCloseable {
         };
       }
       ActorRef<RaftMember.Command> raft = ctx.spawn(RaftMember.create(settings, inbox, send,
-          entries -> applier.tell(new MvccApplier.Apply(entries)), wait::fail, status), "raft",
+          entries -> applier.tell(new ApplierActor.Apply(entries)), wait::fail, status), "raft",
           DispatcherSelector.fromConfig("akka-etcd.raft-dispatcher"));
       raftRef.complete(raft);
       // A member without its raft actor or its applier cannot serve: stop it rather than hang.

@@ -1,5 +1,6 @@
 package io.akkaetcd.server;
 
+import io.akkaetcd.apply.ApplierActor;
 import akka.actor.typed.ActorRef;
 import io.akkaetcd.cluster.ClusterMembers;
 import io.akkaetcd.cluster.MemberAttributes;
@@ -26,7 +27,7 @@ import java.util.function.Consumer;
 
 /**
  * A member's state machine as snapshots see it: the MVCC store with the membership and the
- * published attributes. Captures and installs run on the applier ({@link MvccApplier.Exclusive}),
+ * published attributes. Captures and installs run on the applier ({@link ApplierActor.Exclusive}),
  * so a capture is of one applied point, and an install replaces everything before the next batch.
  *
  * <p>Install order, for crashes: the membership and attributes files first, then the store (one
@@ -44,10 +45,10 @@ final class ServerSnapshots implements StateMachineSnapshots {
   private final WatchHub hub;
   private final AppliedIndexWait applied;
   private final RaftInbox inbox;
-  private final ActorRef<MvccApplier.Command> applier;
+  private final ActorRef<ApplierActor.Command> applier;
 
   ServerSnapshots(MvccStore store, Path storeDir, Membership membership, MemberAttributes attributes, Lessor lessor,
-      WatchHub hub, AppliedIndexWait applied, RaftInbox inbox, ActorRef<MvccApplier.Command> applier) {
+      WatchHub hub, AppliedIndexWait applied, RaftInbox inbox, ActorRef<ApplierActor.Command> applier) {
     this.store = store;
     this.storeDir = storeDir;
     this.membership = membership;
@@ -110,7 +111,7 @@ final class ServerSnapshots implements StateMachineSnapshots {
   /** Runs {@code task} on the applier between batches; a task that throws fails the stage. */
   private <T> CompletionStage<T> onApplier(Consumer<CompletableFuture<T>> task) {
     CompletableFuture<T> done = new CompletableFuture<>();
-    applier.tell(new MvccApplier.Exclusive(() -> {
+    applier.tell(new ApplierActor.Exclusive(() -> {
       try {
         task.accept(done);
       } catch (RuntimeException e) {

@@ -1,6 +1,6 @@
 package io.akkaetcd.server;
 
-import io.akkaetcd.api.EtcdError;
+import io.akkaetcd.errors.EtcdError;
 import io.akkaetcd.cluster.ClusterMembers;
 import io.akkaetcd.raft.Quorum;
 import io.akkaetcd.raft.peer.PeerActivity;

@@ -9,7 +9,7 @@ import akka.actor.typed.javadsl.TimerScheduler;
 import akka.stream.BoundedSourceQueue;
 import akka.stream.QueueOfferResult;
 import com.google.protobuf.ByteString;
-import io.akkaetcd.api.EtcdException;
+import io.akkaetcd.errors.EtcdException;
 import io.akkaetcd.mvcc.KeyOrder;
 import io.akkaetcd.mvcc.KvStore;
 import io.akkaetcd.proto.etcdserverpb.ResponseHeader;

@@ -1,7 +1,7 @@
 package io.akkaetcd.apply;
 
 import com.google.protobuf.ByteString;
-import io.akkaetcd.api.EtcdError;
+import io.akkaetcd.errors.EtcdError;
 import io.akkaetcd.mvcc.KvStore;
 import io.akkaetcd.proto.mvccpb.Event;
 import io.akkaetcd.proto.mvccpb.KeyValue;

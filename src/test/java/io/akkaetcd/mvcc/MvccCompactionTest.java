@@ -7,8 +7,8 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.google.protobuf.ByteString;
-import io.akkaetcd.api.EtcdError;
-import io.akkaetcd.api.EtcdException;
+import io.akkaetcd.errors.EtcdError;
+import io.akkaetcd.errors.EtcdException;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;

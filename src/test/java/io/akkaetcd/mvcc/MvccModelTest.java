@@ -4,8 +4,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import com.google.protobuf.ByteString;
-import io.akkaetcd.api.EtcdError;
-import io.akkaetcd.api.EtcdException;
+import io.akkaetcd.errors.EtcdError;
+import io.akkaetcd.errors.EtcdException;
 import io.akkaetcd.proto.mvccpb.Event;
 import io.akkaetcd.proto.mvccpb.KeyValue;
 import java.nio.file.Files;

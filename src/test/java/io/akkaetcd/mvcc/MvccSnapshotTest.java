@@ -8,8 +8,8 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.google.protobuf.ByteString;
-import io.akkaetcd.api.EtcdError;
-import io.akkaetcd.api.EtcdException;
+import io.akkaetcd.errors.EtcdError;
+import io.akkaetcd.errors.EtcdException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;

@@ -2,7 +2,7 @@ package io.akkaetcd.server;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
-import io.akkaetcd.api.EtcdError;
+import io.akkaetcd.errors.EtcdError;
 import io.akkaetcd.cluster.ClusterMembers;
 import io.akkaetcd.cluster.MemberId;
 import io.akkaetcd.raft.peer.PeerActivity;

@@ -18,7 +18,7 @@ import com.google.protobuf.ByteString;
 import io.akkaetcd.proto.raftpb.ConfChange;
 import io.akkaetcd.proto.raftpb.ConfChangeType;
 import io.akkaetcd.proto.raftpb.LogAppended;
-import io.akkaetcd.api.EtcdError;
+import io.akkaetcd.errors.EtcdError;
 import io.akkaetcd.raft.ConfChangeKind;
 import io.akkaetcd.raft.Entry;
 import io.akkaetcd.raft.HardState;

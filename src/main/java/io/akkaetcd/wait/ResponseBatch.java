@@ -1,4 +1,4 @@
-package io.akkaetcd.api;
+package io.akkaetcd.wait;
 
 import java.util.ArrayList;
 import java.util.List;

@@ -1,4 +1,4 @@
-package io.akkaetcd.api;
+package io.akkaetcd.wait;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;

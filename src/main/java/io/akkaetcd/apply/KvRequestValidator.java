@@ -1,5 +1,6 @@
-package io.akkaetcd.api;
+package io.akkaetcd.apply;
 
+import io.akkaetcd.errors.EtcdError;
 import com.google.protobuf.ByteString;
 import io.akkaetcd.proto.etcdserverpb.CompactionRequest;
 import io.akkaetcd.proto.etcdserverpb.DeleteRangeRequest;

@@ -1,8 +1,5 @@
-package io.akkaetcd.server;
+package io.akkaetcd.apply;
 
-import io.akkaetcd.apply.ApplyResult;
-import io.akkaetcd.apply.CompactResult;
-import io.akkaetcd.apply.KvApplier;
 import io.akkaetcd.lease.LeaseKeeper;
 import io.akkaetcd.lease.Lessor;
 import io.akkaetcd.mvcc.KvStore;
@@ -16,13 +13,13 @@ import io.akkaetcd.proto.etcdserverpb.InternalRaftRequest;
  * completes once the compaction is durable.
  * A request of a kind not served yet changes nothing and answers nothing.
  */
-final class KvRequests implements MvccApplier.RequestApplier {
+public final class RequestDispatch implements ApplierActor.RequestApplier {
   private final KvApplier kv;
   private final Lessor lessor;
   private final LeaseKeeper keeper;
   private final MemberAttributes attributes;
 
-  KvRequests(KvApplier kv, Lessor lessor, LeaseKeeper keeper, MemberAttributes attributes) {
+  public RequestDispatch(KvApplier kv, Lessor lessor, LeaseKeeper keeper, MemberAttributes attributes) {
     this.kv = kv;
     this.lessor = lessor;
     this.keeper = keeper;

@@ -1,6 +1,4 @@
-package io.akkaetcd.api;
-
-import akka.grpc.GrpcServiceException;
+package io.akkaetcd.errors;
 
 /** An etcd error raised anywhere below the API; the API turns it into its gRPC status as is. */
 public final class EtcdException extends RuntimeException {
@@ -13,9 +11,5 @@ public final class EtcdException extends RuntimeException {
 
   public EtcdError error() {
     return error;
-  }
-
-  public GrpcServiceException toGrpc() {
-    return new GrpcServiceException(error.status());
   }
 }

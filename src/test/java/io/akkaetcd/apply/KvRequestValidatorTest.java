@@ -1,5 +1,7 @@
-package io.akkaetcd.api;
+package io.akkaetcd.apply;
 
+import io.akkaetcd.errors.EtcdException;
+import io.akkaetcd.errors.EtcdError;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;

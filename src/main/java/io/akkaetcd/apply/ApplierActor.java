@@ -1,4 +1,4 @@
-package io.akkaetcd.server;
+package io.akkaetcd.apply;
 
 import akka.actor.typed.Behavior;
 import akka.actor.typed.javadsl.AbstractBehavior;
@@ -6,8 +6,8 @@ import akka.actor.typed.javadsl.ActorContext;
 import akka.actor.typed.javadsl.Behaviors;
 import akka.actor.typed.javadsl.Receive;
 import com.google.protobuf.InvalidProtocolBufferException;
-import io.akkaetcd.api.EtcdException;
-import io.akkaetcd.api.ResponseBatch;
+import io.akkaetcd.errors.EtcdException;
+import io.akkaetcd.wait.ResponseBatch;
 import io.akkaetcd.mvcc.KvStore;
 import io.akkaetcd.proto.etcdserverpb.InternalRaftRequest;
 import io.akkaetcd.raft.Entry;
@@ -30,7 +30,7 @@ import io.akkaetcd.proto.raftpb.ConfChange;
  * only after its entry's effects are committed and visible to readers; the applied index is
  * published after the batch is written, which is what linearizable reads wait for.
  */
-public final class MvccApplier extends AbstractBehavior<MvccApplier.Command> {
+public final class ApplierActor extends AbstractBehavior<ApplierActor.Command> {
 
   public sealed interface Command {}
 
@@ -51,7 +51,7 @@ public final class MvccApplier extends AbstractBehavior<MvccApplier.Command> {
 
   public static Behavior<Command> create(KvStore store, RequestApplier requests,
       Function<ConfChange, Object> confChanges, Wait wait, AppliedIndexWait applied, LongConsumer revisionCommitted) {
-    return Behaviors.setup(ctx -> new MvccApplier(ctx, store, requests, confChanges, wait, applied, revisionCommitted));
+    return Behaviors.setup(ctx -> new ApplierActor(ctx, store, requests, confChanges, wait, applied, revisionCommitted));
   }
 
   private final KvStore store;
@@ -61,7 +61,7 @@ public final class MvccApplier extends AbstractBehavior<MvccApplier.Command> {
   private final AppliedIndexWait applied;
   private final LongConsumer revisionCommitted;
 
-  private MvccApplier(ActorContext<Command> ctx, KvStore store, RequestApplier requests,
+  private ApplierActor(ActorContext<Command> ctx, KvStore store, RequestApplier requests,
       Function<ConfChange, Object> confChanges, Wait wait, AppliedIndexWait applied, LongConsumer revisionCommitted) {
     super(ctx);
     this.confChanges = confChanges;

@@ -1,0 +1,23 @@
+package io.akkaetcd.errors;
+
+/**
+ * The status codes of etcd's errors, numbered as gRPC's canonical codes (which the API layer maps
+ * them to, and the JSON gateway to HTTP statuses). Kept here so that no layer below the API needs
+ * gRPC to name an error.
+ */
+public enum ErrorCode {
+  OK(0), CANCELLED(1), UNKNOWN(2), INVALID_ARGUMENT(3), DEADLINE_EXCEEDED(4), NOT_FOUND(5),
+  ALREADY_EXISTS(6), PERMISSION_DENIED(7), RESOURCE_EXHAUSTED(8), FAILED_PRECONDITION(9), ABORTED(10),
+  OUT_OF_RANGE(11), UNIMPLEMENTED(12), INTERNAL(13), UNAVAILABLE(14), DATA_LOSS(15), UNAUTHENTICATED(16);
+
+  private final int value;
+
+  ErrorCode(int value) {
+    this.value = value;
+  }
+
+  /** The gRPC code number. */
+  public int value() {
+    return value;
+  }
+}
