@@ -18,7 +18,7 @@ import org.junit.jupiter.api.TestFactory;
 
 /**
  * Plays the command blocks of README.md and docs/*.md that are marked playable, as a reader would
- * paste them into a shell: each against a fresh akka-etcd member on free ports. The convention
+ * paste them into a shell, in order, against a fresh akka-etcd member on free ports. The convention
  * (docs/testing.md): a {@code ```sh} block right after the line {@link #MARKER}; a {@code ```text}
  * block right after it is the output it must print.
  */
@@ -29,14 +29,24 @@ class DocCommandsTest {
   /** One playable block: where it is, its script, and the output the document shows (or null). */
   record Block(String where, String script, String output) {}
 
+  /**
+   * One test per document with playable blocks: a fresh member, and its blocks played on it in
+   * the document's order, as a reader pastes them one after the other.
+   */
   @TestFactory
-  Stream<DynamicTest> playableBlocksRunAgainstAFreshMember() throws IOException {
-    List<Block> blocks = new ArrayList<>();
+  Stream<DynamicTest> playableBlocksRunInOrderAgainstAFreshMember() throws IOException {
+    List<DynamicTest> tests = new ArrayList<>();
+    boolean anyOutput = false;
     for (Path doc : documents()) {
-      blocks.addAll(blocks(ROOT.relativize(doc).toString(), Files.readAllLines(doc)));
+      String name = ROOT.relativize(doc).toString();
+      List<Block> blocks = blocks(name, Files.readAllLines(doc));
+      anyOutput |= blocks.stream().anyMatch(b -> b.output() != null);
+      if (!blocks.isEmpty()) {
+        tests.add(DynamicTest.dynamicTest(name, () -> play(blocks)));
+      }
     }
-    assertTrue(blocks.stream().anyMatch(b -> b.output() != null), "no playable block shows its output: " + blocks);
-    return blocks.stream().map(b -> DynamicTest.dynamicTest(b.where(), () -> play(b)));
+    assertTrue(anyOutput, "no playable block shows its output");
+    return tests.stream();
   }
 
   @Test
@@ -104,16 +114,18 @@ class DocCommandsTest {
   }
 
   /**
-   * Runs the block with bash (stopping at the first failing command) in an empty directory, with
-   * etcdctl's default endpoint, and any 127.0.0.1:2379 in the block, pointed at a fresh member.
+   * Runs each block with bash (stopping at its first failing command) in an empty directory, with
+   * etcdctl's default endpoint, and any 127.0.0.1:2379 in the block, pointed at one fresh member.
    */
-  private static void play(Block block) throws IOException, InterruptedException {
+  private static void play(List<Block> blocks) throws IOException, InterruptedException {
     try (ServerProcess member = ServerProcess.start(ServerProcess.Kind.AKKA_ETCD, List.of())) {
-      Path dir = Files.createTempDirectory("doc-block");
-      try {
-        run(block, member, dir);
-      } finally {
-        ServerProcess.deleteTree(dir);
+      for (Block block : blocks) {
+        Path dir = Files.createTempDirectory("doc-block");
+        try {
+          run(block, member, dir);
+        } finally {
+          ServerProcess.deleteTree(dir);
+        }
       }
     }
   }
