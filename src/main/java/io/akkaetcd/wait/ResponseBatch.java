@@ -10,17 +10,9 @@ import java.util.concurrent.RejectedExecutionException;
  * Hands the responses that one batch of work produces to the client connections together, so a
  * connection writes the ones it carries in one TCP write instead of one write each.
  *
- * <p>Why: the applier answers a batch of 20–25 puts at once, about three for each of a client's 8
- * HTTP/2 connections. Akka HTTP continues every completed response on the default dispatcher; from
- * the applier's thread each continuation is a task of its own in the fork-join pool's external
- * queue, and the pool's worker runs the connection it wakes (a task in the worker's own queue,
- * which it serves first) before it takes the next response. So every connection found one response,
- * and Akka Streams' TCP stage, which merges what is ready when it writes
- * ({@code akka.stream.materializer.io.tcp.coalesce-writes}), wrote each alone: 1.1 writes a put.
- * Completed inside one task on the default dispatcher, the continuations queue in order on that
- * worker's own queue, ahead of the connections they wake, and each connection then finds all its
- * responses in its mailbox: 0.24 writes a put and about a tenth less server CPU a put
- * (loadtest/RESULTS.md, 2026-11-25).
+ * <p>Rule: completed inside one task on the default dispatcher, the continuations queue on that
+ * worker ahead of the connections they wake, so each connection finds all its responses at once
+ * (why, and what it saved: docs/results-history.md, 2026-11-25).
  *
  * <p>Inside {@link #deliverTogether} (on its thread) {@link #complete} holds a completion back;
  * outside it completes at once. Responses of readers, which come one at a time, are not held.

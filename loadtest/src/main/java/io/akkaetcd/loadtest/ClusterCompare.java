@@ -46,8 +46,7 @@ final class ClusterCompare {
         System.err.printf("== %s: %d members on %s%n", c.getKey(), size, endpoints(c.getValue()));
         seed(c.getValue());
         // Warm-up, both alike: long enough for three JVMs to finish compiling their hot paths on 2
-        // cores. In 40,000-put rounds akka-etcd's CPU a put (three members) went 780, 386, 230,
-        // 170 µs, then 147–174 through round 14, lowest from round 10 (RESULTS.md, 2026-11-23, late).
+        // cores (docs/results-history.md, 2026-11-23, late).
         for (int i = 0; i < 8; i++) {
           run(c.getValue(), "put --clients 64 --conns 8 --key-space-size 100000 --total 40000");
         }

@@ -93,17 +93,9 @@ public final class Compare {
       }
       for (ServerUnderTest server : servers) {
         seed(server);
-        // Warm-up, both alike, until akka-etcd's JIT compiler has settled: with
-        // -XX:+PrintCompilation, 50,000-put rounds made 866, 296, 52, 44, 34, 34, 21, 11, 12, 9 C2
-        // compilations, and the server's CPU a put fell from 178 to 47 µs by the third round and to
-        // 40 µs by the seventh (loadtest/RESULTS.md, 2026-11-23, late). Measuring earlier measures
-        // a JVM compiling on the 2 cores the load shares, not the server users run for days. A
-        // single client's put takes branches the 64-client load does not: its own warm-up.
-        // The puts come in seven runs, each on new connections, as every measured round opens
-        // its own: after a warm-up on one set of connections, the next set made the JIT throw
-        // away 75 compiled methods of the HTTP/2 and TCP paths, and C2 took 15-19 % of the
-        // server's CPU during the 200,000 puts that followed; after seven sets, 3 %
-        // (loadtest/RESULTS.md, 2026-11-24, evening).
+        // Warm-up, both alike, until akka-etcd's JIT compiler has settled, on new connections
+        // each run as every measured round opens its own; a single client's put has its own
+        // (docs/results-history.md, 2026-11-23 late and 2026-11-24 evening).
         for (int run = 0; run < 7; run++) {
           runQuiet(server, "put --clients 64 --conns 8 --key-space-size 100000 --total 50000");
         }

@@ -47,7 +47,7 @@ final class Rpc {
   /**
    * The event loops every channel shares: one thread a core, as Go's runtime runs etcd's own
    * benchmark. grpc-java's default is two a core, and on 2 cores the extra threads' wake-ups take
-   * CPU from the server under test (see loadtest/RESULTS.md, 2026-11-24). Daemon threads: the
+   * CPU from the server under test (see docs/results-history.md, 2026-11-24). Daemon threads: the
    * tool exits when it is done.
    */
   private static final EventLoopGroup LOOPS = new EpollEventLoopGroup(Runtime.getRuntime().availableProcessors(),
