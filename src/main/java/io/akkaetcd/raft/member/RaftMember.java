@@ -238,6 +238,9 @@ public final class RaftMember
           applied, recoveredRestart.term(), log.storage.firstIndex(), log.storage.lastIndex());
       log.storage.resetTo(recoveredRestart.index(), recoveredRestart.term());
     }
+    if (applied == 0) {
+      log.storage.bootstrap(); // a new member: the first election is at term 2, as in etcd
+    }
     RaftConfig config = new RaftConfig(settings.memberId(), settings.voters(), settings.learners(), settings.electionTicks(), 1,
         applied, MAX_INFLIGHT_APPENDS, MAX_APPEND_BYTES, true, true, RandomGenerator.of("L64X128MixRandom"));
     core = new RaftCore(config, log.storage);
