@@ -22,7 +22,6 @@ import io.akkaetcd.api.ClientRouter;
 import io.akkaetcd.api.ClusterService;
 import io.akkaetcd.errors.EtcdError;
 import io.akkaetcd.errors.EtcdException;
-import io.akkaetcd.errors.StartupException;
 import io.akkaetcd.api.EtcdMember;
 import io.akkaetcd.api.HealthService;
 import io.akkaetcd.api.KvService;
@@ -600,8 +599,7 @@ public final class EtcdServer implements EtcdMember, AutoCloseable {
             .toCompletableFuture().orTimeout(30, TimeUnit.SECONDS).join();
       } catch (java.util.concurrent.CompletionException e) {
         // Taken since ListenUrls.check found it free: say so in one line, as etcd would have.
-        throw new StartupException("listen tcp " + url.getHost() + ":" + url.getPort() + ": bind: "
-            + (e.getCause() != null ? e.getCause().getMessage() : e.getMessage()), e);
+        throw ListenUrls.bindFailed(new InetSocketAddress(url.getHost(), url.getPort()), e);
       }
       binding.addToCoordinatedShutdown(Duration.ofSeconds(3), system);
       bindings.add(binding);

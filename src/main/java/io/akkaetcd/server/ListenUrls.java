@@ -57,13 +57,22 @@ final class ListenUrls {
       socket.setReuseAddress(true);
       socket.bind(address);
     } catch (IOException e) {
-      throw new StartupException("listen tcp " + goAddress(address) + ": bind: " + goErrno(e.getMessage()));
+      throw bindFailed(address, e);
     }
+  }
+
+  /** Go's net.Listen error for {@code address}, from the bind failure somewhere in {@code e}'s causes. */
+  static StartupException bindFailed(InetSocketAddress address, Throwable e) {
+    Throwable cause = e;
+    while (!(cause instanceof java.net.BindException) && cause.getCause() != null) {
+      cause = cause.getCause();
+    }
+    return new StartupException("listen tcp " + goAddress(address) + ": bind: " + goErrno(cause.getMessage()), e);
   }
 
   /** Go's host:port, IPv6 in brackets. */
   private static String goAddress(InetSocketAddress a) {
-    String host = a.getAddress().getHostAddress();
+    String host = a.isUnresolved() ? a.getHostString() : a.getAddress().getHostAddress();
     return (host.contains(":") ? "[" + host + "]" : host) + ":" + a.getPort();
   }
 
