@@ -18,6 +18,8 @@ import java.util.concurrent.CompletableFuture;
  */
 public final class MemberAttributes {
   private static final String FILE = "attributes";
+  /** Written once a member published; a snapshot from a leader may hold no publication yet. */
+  private static final boolean AT_LEAST_ONE = false;
 
   /** What one member published. */
   public record Published(String name, List<URI> clientUrls) {}
@@ -37,7 +39,7 @@ public final class MemberAttributes {
   /** What {@code memberDir} recorded so far (nothing for a new member). */
   public static MemberAttributes load(Path memberDir) {
     Map<Long, Published> published = new TreeMap<>();
-    for (DurableFiles.MemberLine line : DurableFiles.read(memberDir, FILE)) {
+    for (DurableFiles.MemberLine line : DurableFiles.read(memberDir, FILE, AT_LEAST_ONE)) {
       published.put(line.id(), new Published(line.name(), line.urls()));
     }
     return new MemberAttributes(memberDir, published);

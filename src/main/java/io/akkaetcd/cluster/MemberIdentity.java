@@ -1,11 +1,11 @@
 package io.akkaetcd.cluster;
 
+import io.akkaetcd.errors.StartupException;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.util.ArrayList;
 import java.util.List;
 import org.slf4j.Logger;
@@ -28,10 +28,8 @@ public final class MemberIdentity {
     Path file = memberDir.resolve(FILE);
     try {
       if (!Files.exists(file)) {
-        Path tmp = memberDir.resolve(FILE + ".tmp");
-        Files.writeString(tmp, "member " + bootstrapped.self() + "\ncluster "
-            + Long.toHexString(bootstrapped.clusterId()) + "\n", StandardCharsets.US_ASCII);
-        Files.move(tmp, file, StandardCopyOption.ATOMIC_MOVE);
+        DurableFiles.replaceText(memberDir, FILE, List.of("member " + bootstrapped.self(),
+            "cluster " + Long.toHexString(bootstrapped.clusterId())));
         return bootstrapped;
       }
       long member = 0;
@@ -42,10 +40,12 @@ public final class MemberIdentity {
           member = Long.parseUnsignedLong(parts[1], 16);
         } else if (parts.length == 2 && parts[0].equals("cluster")) {
           cluster = Long.parseUnsignedLong(parts[1], 16);
+        } else {
+          throw damaged(file);
         }
       }
       if (member == 0 || cluster == 0) {
-        throw new IllegalStateException("corrupt member identity file " + file);
+        throw damaged(file);
       }
       if (member == bootstrapped.self().value() && cluster == bootstrapped.clusterId()) {
         return bootstrapped;
@@ -60,10 +60,14 @@ public final class MemberIdentity {
             ? new ClusterMembers.Member(self, m.name(), m.peerUrls(), m.clientUrls(), m.learner()) : m);
       }
       return new ClusterMembers(cluster, self, List.copyOf(members));
+    } catch (NumberFormatException | java.nio.charset.MalformedInputException e) {
+      throw damaged(file);
     } catch (IOException e) {
       throw new UncheckedIOException("cannot read or record the member identity in " + memberDir, e);
-    } catch (NumberFormatException e) {
-      throw new IllegalStateException("corrupt member identity file " + file, e);
     }
+  }
+
+  private static StartupException damaged(Path file) {
+    return StartupException.damaged(file, "it must hold two lines, \"member <hex id>\" and \"cluster <hex id>\"");
   }
 }

@@ -19,6 +19,8 @@ import java.util.function.Consumer;
  */
 public final class Membership {
   private static final String FILE = "members";
+  /** A cluster has a member at least: an empty file is a damaged one. */
+  private static final boolean AT_LEAST_ONE = true;
 
   private final Path dir;
   private final List<Consumer<ClusterMembers>> listeners = new CopyOnWriteArrayList<>();
@@ -37,7 +39,7 @@ public final class Membership {
       return m;
     }
     List<ClusterMembers.Member> members = new ArrayList<>();
-    for (DurableFiles.MemberLine line : DurableFiles.read(memberDir, FILE)) {
+    for (DurableFiles.MemberLine line : DurableFiles.read(memberDir, FILE, AT_LEAST_ONE)) {
       MemberId id = new MemberId(line.id());
       // Client URLs: this member's from its flags; the others' from what they published.
       members.add(new ClusterMembers.Member(id, line.name(), line.urls(),

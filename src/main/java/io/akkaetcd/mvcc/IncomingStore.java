@@ -52,10 +52,15 @@ public final class IncomingStore implements AutoCloseable {
     }
   }
 
-  /** Every row is here: sync, close, and return the directory to install. */
+  /**
+   * Every row is here: record the snapshot's applied index as the one installed (so a restart can
+   * tell an install from a journal that lost its tail), sync, close, and return the directory.
+   */
   public Path finish() {
-    try {
-      db.write(db.createWriteBatch(), new WriteOptions().sync(true));
+    try (WriteBatch b = db.createWriteBatch()) {
+      byte[] applied = db.get(MvccStore.META_APPLIED);
+      b.put(MvccStore.META_INSTALLED, applied != null ? applied : new byte[8]);
+      db.write(b, new WriteOptions().sync(true));
       db.close();
       db = null;
       return dir;

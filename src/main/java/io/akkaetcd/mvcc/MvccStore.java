@@ -7,6 +7,7 @@ import io.akkaetcd.errors.EtcdError;
 import io.akkaetcd.proto.mvccpb.Event;
 import io.akkaetcd.proto.mvccpb.KeyValue;
 import java.io.File;
+import io.akkaetcd.errors.StartupException;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
@@ -63,7 +64,9 @@ import org.slf4j.LoggerFactory;
 public final class MvccStore implements KvStore {
   private static final Logger log = LoggerFactory.getLogger(MvccStore.class);
   private static final byte REV = 'r';
-  private static final byte[] META_APPLIED = meta("applied");
+  static final byte[] META_APPLIED = meta("applied");
+  /** The applied index of the snapshot this store was installed from (see {@link IncomingStore#finish}). */
+  static final byte[] META_INSTALLED = meta("installed");
   private static final byte[] META_APPLIED_TERM = meta("applied-term");
   private static final byte[] META_REVISION = meta("revision");
   private static final byte[] META_COMPACT_FINISHED = meta("compact-finished");
@@ -87,6 +90,7 @@ public final class MvccStore implements KvStore {
   private volatile long compactRevision;
   private volatile long appliedIndex;
   private volatile long appliedTerm;
+  private volatile long installedIndex;
   /**
    * The applied index that is on disk for sure. Batches are written without fsync (the Raft
    * journal is the durable record); one batch in every {@value #SYNC_EVERY} applied entries is
@@ -124,7 +128,12 @@ public final class MvccStore implements KvStore {
     try {
       StoreDirs.finishInterruptedInstall(dir);
       Files.createDirectories(dir);
-      DB db = openLevelDb(dir);
+      DB db;
+      try {
+        db = openLevelDb(dir);
+      } catch (IOException e) {
+        throw StartupException.unopenable(dir, "the MVCC store", e);
+      }
       MvccStore store = new MvccStore(dir, db);
       store.recover();
       return store;
@@ -150,6 +159,7 @@ public final class MvccStore implements KvStore {
     batchRevision = revision;
     appliedIndex = getMeta(META_APPLIED);
     appliedTerm = getMeta(META_APPLIED_TERM);
+    installedIndex = getMeta(META_INSTALLED);
     batchApplied = appliedIndex;
     batchAppliedTerm = appliedTerm;
     // What was read back may sit only in the page cache (after a crash of the process, not the
@@ -222,6 +232,15 @@ public final class MvccStore implements KvStore {
   @Override
   public long appliedTerm() {
     return appliedTerm;
+  }
+
+  /**
+   * The index of the last snapshot from a leader that replaced this store, 0 if none did: a
+   * store that applied further than its journal holds is explained by such an install only if it
+   * applied nothing since.
+   */
+  public long installedIndex() {
+    return installedIndex;
   }
 
   /** At start, from the scan that rebuilt the index; later (not used so) by reading every key. */

@@ -23,6 +23,20 @@ public final class MemoryStorage implements RaftStorage {
     this.hardState = hs;
   }
 
+  /** The term a new cluster's members start at: etcd's bootstrap writes its configuration at term 1. */
+  public static final long BOOTSTRAP_TERM = 1;
+
+  /**
+   * Starts a log that holds nothing yet (no term, no entry) at {@link #BOOTSTRAP_TERM}, as etcd's
+   * raft Bootstrap leaves a new cluster's member, so the first election is at term 2, as in etcd.
+   * A log that holds anything is left alone: a restart never moves the term.
+   */
+  public void bootstrap() {
+    if (hardState.term() == 0 && lastIndex() == 0 && offset() == 0) {
+      hardState = new HardState(BOOTSTRAP_TERM, 0, hardState.commit());
+    }
+  }
+
   private long offset() {
     return entries.get(0).index();
   }

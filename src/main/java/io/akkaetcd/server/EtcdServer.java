@@ -68,6 +68,7 @@ import io.akkaetcd.raft.peer.PeerProbes;
 import io.akkaetcd.raft.peer.PeerTransport;
 import io.akkaetcd.snapshot.SnapshotTransfers;
 import io.akkaetcd.raft.member.RaftInbox;
+import io.akkaetcd.raft.storage.JournalCheck;
 import io.akkaetcd.raft.member.RaftMember;
 import io.akkaetcd.raft.member.RaftStatus;
 import io.akkaetcd.wait.AppliedIndexWait;
@@ -133,6 +134,8 @@ public final class EtcdServer implements EtcdMember, AutoCloseable {
   private final CompletableFuture<Void> stopped = new CompletableFuture<>();
   /** Completes once clients are served (see {@link #ready()}); set before the client URLs are bound. */
   private volatile CompletableFuture<Void> ready = CompletableFuture.completedFuture(null);
+  /** Completes once this member's name and client URLs, as its flags give them now, are recorded. */
+  private volatile CompletableFuture<Void> published = CompletableFuture.completedFuture(null);
 
   private EtcdServer(ServerConfig config, Membership membership, MemberAttributes attributes, KvStore store,
       ActorSystem<Void> system,
@@ -177,6 +180,8 @@ public final class EtcdServer implements EtcdMember, AutoCloseable {
       log.warn("the JDK common pool has 1 thread, so every gRPC request starts a thread of its own: "
           + "start the JVM with -D{}=2 (akka-etcd's Main sets it)", Main.COMMON_POOL_PARALLELISM);
     }
+    // As etcd: a member that cannot listen fails before it writes anything.
+    ListenUrls.check(config);
     Path memberDir = config.dataDir().resolve("member");
     try {
       Files.createDirectories(memberDir);
@@ -190,6 +195,7 @@ public final class EtcdServer implements EtcdMember, AutoCloseable {
     Membership membership = Membership.load(memberDir, MemberIdentity.loadOrRecord(memberDir, bootstrap));
     ClusterMembers members = membership.current();
     MemberAttributes attributes = MemberAttributes.load(memberDir);
+    JournalCheck.verifyOpens(memberDir.resolve("wal"));
     Path storeDir = memberDir.resolve("mvcc");
     MvccStore store = MvccStore.open(storeDir);
     Wait wait = new Wait();
@@ -212,7 +218,7 @@ public final class EtcdServer implements EtcdMember, AutoCloseable {
         members.learnerIds(),
         config.heartbeatInterval(), config.electionTicks(), store::appliedIndex, store::appliedTerm,
         store::durableAppliedIndex, journalSnapshotEvents(config.snapshotCount()),
-        (int) Math.min(RaftMember.CATCH_UP_ENTRIES, Math.max(1, config.snapshotCount())));
+        (int) Math.min(RaftMember.CATCH_UP_ENTRIES, Math.max(1, config.snapshotCount())), store::installedIndex);
     Map<Long, URI> peers = peerUrls(members);
     PeerFilter filter = peerFilter(membership, attributes);
     CompletableFuture<LeaseForwarding> leaseForwarding = new CompletableFuture<>();
@@ -348,8 +354,12 @@ public final class EtcdServer implements EtcdMember, AutoCloseable {
         id -> server.propose(InternalRaftRequest.newBuilder()
             .setLeaseRevoke(LeaseRevokeRequest.newBuilder().setID(id)))),
         "lease-expiry", akka.actor.typed.Props.empty());
+    // As etcd, every start publishes the name and client URLs of the flags (a new --name on an
+    // old data dir renames the member); a member with peers serves once that is applied.
+    server.published = server.attributes.whenRecorded(members.self().value(), config.name(),
+        config.advertiseClientUrls());
     if (!peers.isEmpty()) {
-      server.ready = server.attributes.whenRecorded(members.self().value(), config.name(), config.advertiseClientUrls());
+      server.ready = server.published;
     }
     try {
       server.bindClientUrls(kv, lessor, leaseForwarding.join(), hub);
@@ -360,8 +370,8 @@ public final class EtcdServer implements EtcdMember, AutoCloseable {
     if (!server.ready.isDone()) {
       log.info("{} listening on {}; serving clients once its name and client URLs are published",
           members.self(), config.listenClientUrls());
-      server.publishAttributes();
     }
+    server.publishAttributes();
     server.ready.thenRun(() -> log.info("{} serving client requests on {} (cluster {}, data dir {})", members.self(),
         config.listenClientUrls(), Long.toHexString(members.clusterId()), config.dataDir()));
     return server;
@@ -583,8 +593,14 @@ public final class EtcdServer implements EtcdMember, AutoCloseable {
     services.put("grpc.health.v1.Health", HealthHandlerFactory.create(new HealthService(this), system));
     ClientRouter router = new ClientRouter(services, this, Materializer.matFromSystem(system));
     for (URI url : config.listenClientUrls()) {
-      ServerBinding binding = Http.get(system).newServerAt(url.getHost(), url.getPort()).bind(router)
-          .toCompletableFuture().orTimeout(30, TimeUnit.SECONDS).join();
+      ServerBinding binding;
+      try {
+        binding = Http.get(system).newServerAt(url.getHost(), url.getPort()).bind(router)
+            .toCompletableFuture().orTimeout(30, TimeUnit.SECONDS).join();
+      } catch (java.util.concurrent.CompletionException e) {
+        // Taken since ListenUrls.check found it free: say so in one line, as etcd would have.
+        throw ListenUrls.bindFailed(new InetSocketAddress(url.getHost(), url.getPort()), e);
+      }
       binding.addToCoordinatedShutdown(Duration.ofSeconds(3), system);
       bindings.add(binding);
     }
@@ -597,14 +613,14 @@ public final class EtcdServer implements EtcdMember, AutoCloseable {
    * once and does not publish again.
    */
   private void publishAttributes() {
-    if (ready.isDone() || stopped.isDone()) {
+    if (published.isDone() || stopped.isDone()) {
       return;
     }
     propose(InternalRaftRequest.newBuilder().setMemberAttrSet(MemberAttrSetRequest.newBuilder()
         .setMemberId(membership.current().self().value()).setName(config.name())
         .addAllClientUrls(config.advertiseClientUrls().stream().map(URI::toString).toList())))
         .whenComplete((r, e) -> {
-          if (e != null && !ready.isDone() && !stopped.isDone()) {
+          if (e != null && !published.isDone() && !stopped.isDone()) {
             log.debug("publishing client URLs failed ({}); retrying", e.toString());
             system.scheduler().scheduleOnce(Duration.ofSeconds(1), this::publishAttributes, system.executionContext());
           }

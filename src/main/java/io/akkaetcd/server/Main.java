@@ -1,8 +1,14 @@
 package io.akkaetcd.server;
 
+import io.akkaetcd.errors.StartupException;
 import io.akkaetcd.server.Flags.FlagException;
 import java.util.Locale;
 import java.util.Map;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicReference;
+import org.slf4j.LoggerFactory;
 
 /** The command line: etcd's flags in, a running member out. Exit 2 on a bad flag, as etcd. */
 public final class Main {
@@ -39,21 +45,49 @@ public final class Main {
       return;
     }
     configureLogging(config.logLevel());
+    AtomicReference<EtcdServer> running = new AtomicReference<>();
+    Runtime.getRuntime().addShutdownHook(new Thread(() -> awaitStopped(running.get()), "akka-etcd-shutdown"));
     try {
       EtcdServer server = EtcdServer.start(config);
+      running.set(server);
       server.whenTerminated().toCompletableFuture().join();
       while (server.restartRequested()) {
         // Quarantined by another member, or alone no more: start again, same data.
-        org.slf4j.LoggerFactory.getLogger(Main.class).warn("restarting the member as a new Akka incarnation");
+        LoggerFactory.getLogger(Main.class).warn("restarting the member as a new Akka incarnation");
         server = EtcdServer.start(config);
+        running.set(server);
         server.whenTerminated().toCompletableFuture().join();
       }
       if (!server.stoppedOnRequest()) {
         System.exit(1);
       }
-    } catch (RuntimeException e) {
-      org.slf4j.LoggerFactory.getLogger(Main.class).error("failed to start: {}", e.getMessage(), e);
+    } catch (StartupException e) {
+      // As etcd's fatal start-up errors: one line, then exit 1.
+      LoggerFactory.getLogger("etcdmain").error(e.getMessage());
       System.exit(1);
+    } catch (RuntimeException e) {
+      LoggerFactory.getLogger(Main.class).error("failed to start: {}", e.getMessage(), e);
+      System.exit(1);
+    }
+  }
+
+  /** How long the JVM's exit waits for the member to close its store. */
+  private static final long STOP_WAIT_SECONDS = 20;
+
+  /**
+   * Runs at the JVM's exit (SIGTERM): Akka's own hook stops the actor system, and this one holds
+   * the exit until the member has closed its store and said so, which otherwise raced the exit.
+   */
+  private static void awaitStopped(EtcdServer server) {
+    if (server == null) {
+      return;
+    }
+    try {
+      server.whenTerminated().toCompletableFuture().get(STOP_WAIT_SECONDS, TimeUnit.SECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    } catch (ExecutionException | TimeoutException e) {
+      LoggerFactory.getLogger(Main.class).warn("the member did not stop cleanly: {}", e.toString());
     }
   }
 

@@ -39,4 +39,19 @@ class MemberAttributesTest {
     assertTrue(recorded.isDone());
     assertEquals("m4", attributes.name(7).orElseThrow());
   }
+
+  @Test
+  void aPublicationWithoutClientUrlsReadsBack(@TempDir Path dir) {
+    MemberAttributes.load(dir).publish(7, "m4", List.of());
+    assertEquals(List.of(), MemberAttributes.load(dir).clientUrls(7).orElseThrow());
+  }
+
+  @Test
+  void aDamagedFileStopsTheStartNamingIt(@TempDir Path dir) throws Exception {
+    java.nio.file.Files.writeString(dir.resolve("attributes"), "7 m4 http://127.0.0.1:1\nnonsense\n");
+    var e = org.junit.jupiter.api.Assertions.assertThrows(io.akkaetcd.errors.StartupException.class,
+        () -> MemberAttributes.load(dir));
+    assertTrue(e.getMessage().startsWith(dir.resolve("attributes") + " is damaged: line 2 (\"nonsense\")"),
+        e.getMessage());
+  }
 }

@@ -29,7 +29,7 @@ class AutoCompactionTest {
     EtcdServer server = EtcdServer.start(ServerConfig.fromFlags(Flags.parse(new String[] {
         "--name", "a1", "--data-dir", Files.createTempDirectory(tmp, "autocompact").toString(),
         "--listen-client-urls", url, "--advertise-client-urls", url,
-        "--initial-advertise-peer-urls", peer, "--initial-cluster", "a1=" + peer,
+        "--listen-peer-urls", peer, "--initial-advertise-peer-urls", peer, "--initial-cluster", "a1=" + peer,
         "--auto-compaction-mode", "periodic", "--auto-compaction-retention", "1s"}, Map.of())));
     try (Client client = Client.builder().endpoints(url).build()) {
       Instant deadline = Instant.now().plus(Duration.ofSeconds(30));

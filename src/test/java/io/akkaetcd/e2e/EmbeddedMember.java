@@ -71,7 +71,7 @@ final class EmbeddedMember implements AutoCloseable {
     String peer = "http://127.0.0.1:" + peerPort;
     List<String> args = new ArrayList<>(List.of("--name", "e1", "--data-dir", dataDir.toString(),
         "--listen-client-urls", url(), "--advertise-client-urls", url(),
-        "--initial-advertise-peer-urls", peer, "--initial-cluster", "e1=" + peer));
+        "--listen-peer-urls", peer, "--initial-advertise-peer-urls", peer, "--initial-cluster", "e1=" + peer));
     args.addAll(extraFlags);
     server = EtcdServer.start(ServerConfig.fromFlags(Flags.parse(args.toArray(String[]::new), Map.of())));
   }

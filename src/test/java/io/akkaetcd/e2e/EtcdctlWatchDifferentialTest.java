@@ -109,7 +109,7 @@ class EtcdctlWatchDifferentialTest {
     Etcdctl.run(server.endpoint(), "compaction", "5");
     Map<String, String> result = new LinkedHashMap<>();
     for (Map.Entry<String, Path> o : outputs.entrySet()) {
-      result.put(o.getKey(), Files.readString(o.getValue()).replaceAll("\"raft_term\":\\d+", "\"raft_term\":N"));
+      result.put(o.getKey(), Files.readString(o.getValue()));
       Files.deleteIfExists(o.getValue());
     }
     return result;

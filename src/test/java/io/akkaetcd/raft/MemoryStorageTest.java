@@ -32,4 +32,35 @@ class MemoryStorageTest {
     assertEquals(List.of(e(2, 3)), s.entries(3, 4, Long.MAX_VALUE));
     assertThrows(IndexOutOfBoundsException.class, () -> s.entries(2, 4, Long.MAX_VALUE));
   }
+
+  @Test
+  void bootstrapStartsOnlyAnEmptyLogAtTermOne() {
+    MemoryStorage fresh = new MemoryStorage();
+    fresh.bootstrap();
+    assertEquals(new HardState(1, 0, 0), fresh.hardState(), "etcd's bootstrap term: the first election is term 2");
+    MemoryStorage used = new MemoryStorage();
+    used.append(List.of(e(2, 1)));
+    used.setHardState(new HardState(2, 1, 1));
+    used.bootstrap();
+    assertEquals(new HardState(2, 1, 1), used.hardState(), "a restart never moves the term");
+  }
+
+  @Test
+  void aBootstrappedLoneVoterLeadsAtTermTwoAndARestartLeadsAtThree() {
+    MemoryStorage s = new MemoryStorage();
+    s.bootstrap();
+    RaftCore core = new RaftCore(RaftCoreSingleMemberTest.config(0), s);
+    core.campaign();
+    assertEquals(2, core.term());
+    Ready rd = core.ready();
+    if (rd.hardState() != null) {
+      s.setHardState(rd.hardState());
+    }
+    s.append(rd.entries());
+    core.advance(rd);
+    s.bootstrap();
+    RaftCore restarted = new RaftCore(RaftCoreSingleMemberTest.config(0), s);
+    restarted.campaign();
+    assertEquals(3, restarted.term());
+  }
 }

@@ -102,6 +102,7 @@ class RaftScriptTest {
           voters = Arrays.stream(a).skip(1).map(Long::parseLong).toList();
           for (long id : voters) {
             storages.put(id, new MemoryStorage());
+            storages.get(id).bootstrap(); // a new cluster's members, as etcd bootstraps them
             applied.put(id, 0L);
             start(id);
           }

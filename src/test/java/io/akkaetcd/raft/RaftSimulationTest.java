@@ -36,6 +36,7 @@ class RaftSimulationTest {
 
     Node(long id, List<Long> voters, SplittableRandom random) {
       this.id = id;
+      storage.bootstrap();
       start(voters, random);
     }
 

@@ -21,6 +21,7 @@ import io.akkaetcd.proto.raftpb.LogAppended;
 import io.akkaetcd.errors.EtcdError;
 import io.akkaetcd.raft.ConfChangeKind;
 import io.akkaetcd.raft.Entry;
+import io.akkaetcd.errors.StartupException;
 import io.akkaetcd.raft.HardState;
 import io.akkaetcd.raft.MemoryStorage;
 import io.akkaetcd.raft.Message;
@@ -32,6 +33,7 @@ import io.akkaetcd.raft.Ready;
 import io.akkaetcd.raft.SnapshotPoint;
 import io.akkaetcd.raft.StateRole;
 import io.akkaetcd.raft.storage.JournalCodec;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
@@ -87,10 +89,18 @@ public final class RaftMember
    *     deletes the events before the older of its last two snapshots
    * @param catchUpEntries applied entries kept in the log for followers that lag a little (etcd's
    *     SnapshotCatchUpEntries); one further behind is sent a snapshot of the state machine
+   * @param installedIndex the index of the last leader's snapshot installed in the state machine, 0 if none
    */
   public record Settings(long memberId, List<Long> voters, List<Long> learners, Duration heartbeatInterval, int electionTicks,
                          LongSupplier appliedIndex, LongSupplier appliedTerm, LongSupplier durableAppliedIndex,
-                         int snapshotEveryEvents, int catchUpEntries) {}
+                         int snapshotEveryEvents, int catchUpEntries, LongSupplier installedIndex) {
+    public Settings(long memberId, List<Long> voters, List<Long> learners, Duration heartbeatInterval, int electionTicks,
+        LongSupplier appliedIndex, LongSupplier appliedTerm, LongSupplier durableAppliedIndex,
+        int snapshotEveryEvents, int catchUpEntries) {
+      this(memberId, voters, learners, heartbeatInterval, electionTicks, appliedIndex, appliedTerm, durableAppliedIndex,
+          snapshotEveryEvents, catchUpEntries, () -> 0);
+    }
+  }
 
   /**
    * @param inbox where client requests come from: proposals and read-index requests
@@ -225,6 +235,9 @@ public final class RaftMember
   public SignalHandler<Log> signalHandler() {
     return newSignalHandlerBuilder()
         .onSignal(RecoveryCompleted.instance(), this::onRecovered)
+        .onSignal(akka.persistence.typed.RecoveryFailed.class, (log, failed) -> ctx.getLog().error("{}",
+            StartupException.damaged(journalDir(), "the raft log cannot be read back from it ("
+                + failed.getFailure() + ")").getMessage()))
         .build();
   }
 
@@ -233,10 +246,11 @@ public final class RaftMember
     long applied = settings.appliedIndex().getAsLong();
     recoveredRestart = restartPoint(log.storage, applied, settings.appliedTerm().getAsLong());
     if (recoveredRestart != null) {
-      ctx.getLog().warn("{} the state machine (applied {} at term {}) is ahead of the raft log [first={}, last={}]: "
-          + "a snapshot was installed; the log starts over after it", Long.toHexString(settings.memberId()),
-          applied, recoveredRestart.term(), log.storage.firstIndex(), log.storage.lastIndex());
+      warnAhead(log.storage, applied);
       log.storage.resetTo(recoveredRestart.index(), recoveredRestart.term());
+    }
+    if (applied == 0) {
+      log.storage.bootstrap(); // a new member: the first election is at term 2, as in etcd
     }
     RaftConfig config = new RaftConfig(settings.memberId(), settings.voters(), settings.learners(), settings.electionTicks(), 1,
         applied, MAX_INFLIGHT_APPENDS, MAX_APPEND_BYTES, true, true, RandomGenerator.of("L64X128MixRandom"));
@@ -251,6 +265,29 @@ public final class RaftMember
     }
     timers.startTimerWithFixedDelay(Tick.INSTANCE, settings.heartbeatInterval());
     scheduleHandleReady();
+  }
+
+  /**
+   * The state machine applied entries the journal does not hold. Legitimate only right after a
+   * leader's snapshot was installed (the crash came before the journal recorded it: then the
+   * store applied nothing since the install); otherwise the journal lost entries it had synced.
+   */
+  private void warnAhead(MemoryStorage storage, long applied) {
+    String id = Long.toHexString(settings.memberId());
+    if (applied == settings.installedIndex().getAsLong()) {
+      ctx.getLog().warn("{} the state machine (applied {} at term {}) is ahead of the raft log [first={}, last={}]: "
+          + "a snapshot was installed; the log starts over after it", id, applied, recoveredRestart.term(),
+          storage.firstIndex(), storage.lastIndex());
+      return;
+    }
+    ctx.getLog().warn("{} the raft journal {} is damaged: it ends at index {} but the state machine applied up to {},"
+        + " so entries it had written are lost; going on from the state machine's index, but a vote this member"
+        + " gave may be lost with them. {}", id, journalDir(), storage.lastIndex(), applied, StartupException.RECOVERY);
+  }
+
+  /** Where the journal is: Akka Persistence's LevelDB, under {@code member/wal}. */
+  private Path journalDir() {
+    return Path.of(ctx.getSystem().settings().config().getString("akka.persistence.journal.leveldb.dir"));
   }
 
   /**

@@ -1,0 +1,88 @@
+package io.akkaetcd.server;
+
+import io.akkaetcd.errors.StartupException;
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.net.UnknownHostException;
+
+/**
+ * etcd's checks of the listen URLs, made before the data directory is created or anything else
+ * starts, so a member that cannot serve fails at once and leaves nothing behind. As etcd's
+ * {@code StartEtcd}: peer URLs first, then client URLs; for each, an {@code https} URL without
+ * certificates is refused, then the address must be free to bind. The sockets are bound and
+ * closed again (Akka binds them itself moments later).
+ */
+final class ListenUrls {
+  private ListenUrls() {}
+
+  /** Throws etcd's start-up error for the first listen URL this member cannot serve. */
+  static void check(ServerConfig config) {
+    for (URI url : config.listenPeerUrls()) {
+      if (isTls(url)) {
+        // etcd's transport.NewListener with an empty peer TLS info.
+        throw new StartupException("cannot listen on TLS for " + hostPort(url) + ": KeyFile and CertFile are not presented");
+      }
+      checkBindable(url);
+    }
+    for (URI url : config.listenClientUrls()) {
+      if (isTls(url)) {
+        // TLS is not served yet, so no certificate flags can make an https URL work.
+        throw new StartupException("TLS key/cert (--cert-file, --key-file) must be provided for client url " + url
+            + " with HTTPS scheme");
+      }
+      checkBindable(url);
+    }
+  }
+
+  private static boolean isTls(URI url) {
+    return url.getScheme().equals("https") || url.getScheme().equals("unixs");
+  }
+
+  private static String hostPort(URI url) {
+    return url.getHost() + ":" + url.getPort();
+  }
+
+  /** Binds and closes the URL's address; fails with Go's net.Listen error text as etcd prints it. */
+  private static void checkBindable(URI url) {
+    InetSocketAddress address;
+    try {
+      address = new InetSocketAddress(InetAddress.getByName(url.getHost()), url.getPort());
+    } catch (UnknownHostException e) {
+      throw new StartupException("listen tcp: lookup " + url.getHost() + ": no such host");
+    }
+    try (ServerSocket socket = new ServerSocket()) {
+      socket.setReuseAddress(true);
+      socket.bind(address);
+    } catch (IOException e) {
+      throw bindFailed(address, e);
+    }
+  }
+
+  /** Go's net.Listen error for {@code address}, from the bind failure somewhere in {@code e}'s causes. */
+  static StartupException bindFailed(InetSocketAddress address, Throwable e) {
+    Throwable cause = e;
+    while (!(cause instanceof java.net.BindException) && cause.getCause() != null) {
+      cause = cause.getCause();
+    }
+    return new StartupException("listen tcp " + goAddress(address) + ": bind: " + goErrno(cause.getMessage()), e);
+  }
+
+  /** Go's host:port, IPv6 in brackets. */
+  private static String goAddress(InetSocketAddress a) {
+    String host = a.isUnresolved() ? a.getHostString() : a.getAddress().getHostAddress();
+    return (host.contains(":") ? "[" + host + "]" : host) + ":" + a.getPort();
+  }
+
+  /** Go prints the C library's error text in lower case ("address already in use"). */
+  private static String goErrno(String message) {
+    String m = message == null ? "unknown error" : message;
+    int bracket = m.indexOf("] "); // Java sometimes prefixes the address: "[/1.2.3.4:5] Address ..."
+    if (m.startsWith("[") && bracket > 0) {
+      m = m.substring(bracket + 2);
+    }
+    return m.isEmpty() ? m : Character.toLowerCase(m.charAt(0)) + m.substring(1);
+  }
+}
