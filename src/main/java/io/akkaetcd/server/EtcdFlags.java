@@ -197,8 +197,8 @@ final class EtcdFlags {
   /** Flags etcd 3.4.23 accepts without listing them in --help. */
   private void unlisted() {
     section = "";
-    flag("config-file", "", FlagType.STRING, "A YAML file of flags instead of the command line.",
-        FlagSupport.refused(NOT_EMPTY, "configuration files (give flags or ETCD_* variables)"));
+    on("config-file", "", FlagType.STRING,
+        "A YAML file of settings (keys as the flags' names); the other flags and ETCD_* variables are then ignored.");
     on("version", "false", FlagType.BOOL, "Print the version and exit.");
     on("log-output", "default", FlagType.STRING, "Old name of --log-outputs.");
     refused("enable-grpc-gateway", "true", FlagType.BOOL, "Serve the JSON gateway under /v3/.", TRUE, GATEWAY);

@@ -48,9 +48,7 @@ public final class Flags {
 
   /** As {@link #parse}, keeping what was given and the warnings. */
   public static Parsed parseAll(String[] args, Map<String, String> env) {
-    Map<String, String> values = new LinkedHashMap<>();
-    KNOWN.forEach(f -> values.put(f.name(), f.bool() ? FlagType.BOOL.canonical(f.defaultValue().isEmpty() ? "false"
-        : f.defaultValue()) : f.defaultValue()));
+    Map<String, String> values = defaults();
     Set<String> given = new LinkedHashSet<>();
     List<String> warnings = new ArrayList<>();
     int i = 0;
@@ -104,12 +102,27 @@ public final class Flags {
     if ("true".equals(values.get("version"))) {
       return new Parsed(values, given, false, warnings);
     }
-    fromEnvironment(env, values, given, warnings);
+    String configFile = given.contains("config-file") ? values.get("config-file") : env.getOrDefault("ETCD_CONFIG_FILE", "");
+    if (configFile.isEmpty()) {
+      fromEnvironment(env, values, given, warnings);
+    } else {
+      fromConfigFile(configFile, values, given, warnings);
+    }
     if (values.get("data-dir").equals("${name}.etcd")) {
       values.put("data-dir", values.get("name") + ".etcd");
     }
     checkSupport(values, given, warnings);
     return new Parsed(values, given, false, warnings);
+  }
+
+  /** Every flag at etcd's default (booleans canonical). */
+  private static Map<String, String> defaults() {
+    Map<String, String> values = new LinkedHashMap<>();
+    for (Flag f : KNOWN) {
+      String d = f.defaultValue();
+      values.put(f.name(), f.bool() ? FlagType.BOOL.canonical(d.isEmpty() ? "false" : d) : d);
+    }
+    return values;
   }
 
   /** etcd's SetFlagsFromEnv: ETCD_<NAME> for each flag not on the command line. */
@@ -137,6 +150,24 @@ public final class Flags {
         warnings.add("unrecognized environment variable " + k + "=" + v);
       }
     });
+  }
+
+  /**
+   * etcd's --config-file (or ETCD_CONFIG_FILE): the file's settings over the defaults; the other
+   * command-line flags and the environment are ignored, as etcd ignores them.
+   */
+  private static void fromConfigFile(String file, Map<String, String> values, Set<String> given,
+      List<String> warnings) {
+    ConfigFile.Settings settings = ConfigFile.read(java.nio.file.Path.of(file), BY_NAME);
+    values.clear();
+    values.putAll(defaults());
+    values.put("config-file", file);
+    given.clear();
+    values.putAll(settings.values());
+    given.addAll(settings.values().keySet());
+    warnings.addAll(settings.warnings());
+    warnings.add("loaded server configuration from " + file
+        + "; other command-line flags and ETCD_* variables are ignored");
   }
 
   /** Refuses a given flag that asks for a missing feature; warns about one that has no effect. */

@@ -30,6 +30,7 @@ class EtcdFlagSetTest {
         "--client-cert-auth=false", "--auth-token", "simple", "--metrics", "basic", "--listen-metrics-urls", "",
         "--max-snapshots", "5", "--max-wals", "5", "-pre-vote", "--enable-pprof=false",
         "--experimental-watch-progress-notify-interval=5s", "--backend-batch-interval", "10ms", "-v",
+        "--max-concurrent-streams", "100",
         "--logger=zap", "--log-outputs=stderr," + logFile, "--log-level", "info");
     try (ServerProcess member = ServerProcess.start(ServerProcess.Kind.AKKA_ETCD, flags)) {
       assertEquals(0, Etcdctl.run(member.endpoint(), "put", "k", "v").exit());

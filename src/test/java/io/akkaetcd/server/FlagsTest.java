@@ -125,7 +125,7 @@ class FlagsTest {
         {"--experimental-enable-lease-checkpoint", "lease checkpoints (issue #31)"},
         {"--experimental-enable-lease-checkpoint-persist", "lease checkpoints (issue #31)"},
         {"--enable-v2", "etcd's v2 API"}, {"--proxy=on", "etcd's v2 proxy"}, {"--discovery=https://d/x", "discovery"},
-        {"--force-new-cluster", "--force-new-cluster"}, {"--config-file=/etc/etcd.yml", "configuration files"}};
+        {"--force-new-cluster", "--force-new-cluster"}};
     for (String[] c : on) {
       FlagException e = refused(Map.of(), c[0]);
       assertEquals(FlagException.Kind.FATAL, e.kind(), c[0]);
@@ -176,5 +176,47 @@ class FlagsTest {
         () -> LogFlags.fromFlags(Flags.parse(new String[] {"--log-outputs=stderr,stdout"}, Map.of())));
     assertEquals("--logger=capnslog supports only 1 value in '--log-outputs', got [\"stderr\" \"stdout\"]",
         two.getMessage());
+  }
+
+  @Test
+  void aConfigFileReplacesTheOtherFlagsAndTheEnvironment() throws java.io.IOException {
+    java.nio.file.Path file = java.nio.file.Files.createTempFile("etcd", ".yml");
+    java.nio.file.Files.writeString(file, """
+        # etcd 3.4's configuration file: keys are the flags' names
+        name: infra1
+        listen-client-urls: http://127.0.0.1:12379
+        advertise-client-urls: http://127.0.0.1:12379
+        initial-advertise-peer-urls: http://127.0.0.1:12380
+        initial-cluster: infra1=http://127.0.0.1:12380
+        max-txn-ops: 64
+        strict-reconfig-check: false
+        experimental-watch-progress-notify-interval: 5000000000
+        log-outputs: [stdout]
+        client-transport-security:
+          client-cert-auth: false
+          cert-file:
+        not-a-setting: 1
+        """);
+    Flags.Parsed p = parsed(Map.of("ETCD_MAX_TXN_OPS", "9", "ETCD_NAME", "other"), "--config-file", file.toString(),
+        "--max-txn-ops", "3");
+    ServerConfig c = ServerConfig.fromFlags(p.values());
+    assertEquals("infra1", c.name());
+    assertEquals(Path.of("infra1.etcd"), c.dataDir());
+    assertEquals(64, c.maxTxnOps());
+    assertFalse(c.strictReconfigCheck());
+    assertEquals(Duration.ofSeconds(5), c.watchProgressNotifyInterval());
+    assertEquals(List.of("stdout"), LogFlags.fromFlags(p.values()).outputs());
+    assertEquals(List.of("--config-file " + file + ": not-a-setting is not an etcd setting; ignored",
+        "loaded server configuration from " + file + "; other command-line flags and ETCD_* variables are ignored"),
+        p.warnings());
+    assertEquals(64, ServerConfig.fromFlags(parsed(Map.of("ETCD_CONFIG_FILE", file.toString())).values()).maxTxnOps());
+
+    java.nio.file.Files.writeString(file, "peer-transport-security:\n  auto-tls: true\n");
+    assertTrue(refused(Map.of(), "--config-file=" + file).getMessage().startsWith("--peer-auto-tls='true' needs TLS"));
+    java.nio.file.Files.writeString(file, "max-txn-ops: many\n");
+    assertEquals("--config-file " + file + ": invalid value \"many\" for max-txn-ops: parse error",
+        refused(Map.of(), "--config-file=" + file).getMessage());
+    java.nio.file.Files.delete(file);
+    assertEquals(1, refused(Map.of(), "--config-file=" + file).exitCode());
   }
 }
