@@ -209,7 +209,8 @@ final class EtcdFlags {
     for (String name : List.of("cluster-active-size", "cluster-remove-delay", "cluster-sync-interval", "config",
         "force", "max-result-buffer", "max-retry-attempts", "peer-heartbeat-interval", "peer-election-timeout",
         "retry-interval", "snapshot", "v", "vv", "test.coverprofile", "test.outputdir")) {
-      flag(name, "", FlagType.LEGACY, "An etcd 0.4 flag.", FlagSupport.legacy());
+      flag(name, "", FlagType.LEGACY, "Kept by etcd 3.4 only to be ignored (etcd 0.4 and Go test flags).",
+          FlagSupport.legacy());
     }
   }
 

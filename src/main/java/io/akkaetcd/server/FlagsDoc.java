@@ -47,7 +47,7 @@ public final class FlagsDoc {
         |---|---|---|---|
         """);
     for (Flag f : Flags.KNOWN) {
-      sb.append("| `--").append(f.name()).append("`").append(f.listed() ? "" : " (not in `--help`)")
+      sb.append("| `--").append(f.name()).append("`").append(f.listed() ? "" : " (not in `--help`'s flag list)")
           .append(" | ").append(f.defaultValue().isEmpty() ? "" : "`" + f.defaultValue() + "`")
           .append(" | ").append(state(f)).append(" | ").append(meaning(f)).append(" |\n");
     }
