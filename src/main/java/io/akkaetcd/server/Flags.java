@@ -219,6 +219,9 @@ public final class Flags {
 
           akka-etcd -h | --help
             Show the help information about akka-etcd and its flags.
+
+          akka-etcd --config-file FILE
+            Read the settings from a YAML file (keys as the flags' names); other flags are then ignored.
         """;
   }
 
