@@ -481,7 +481,8 @@ public final class EtcdServer implements EtcdMember, AutoCloseable {
 
   /** etcd's strict reconfiguration check on the members as applied and the links as they are now. */
   private StrictReconfigCheck reconfigCheck(ClusterMembers now) {
-    return new StrictReconfigCheck(now, m -> !attributes.nameOf(m).isEmpty(), links, System.nanoTime());
+    return new StrictReconfigCheck(config.strictReconfigCheck(), now, m -> !attributes.nameOf(m).isEmpty(), links,
+        System.nanoTime());
   }
 
   @Override

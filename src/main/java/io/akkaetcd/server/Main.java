@@ -2,15 +2,16 @@ package io.akkaetcd.server;
 
 import io.akkaetcd.errors.StartupException;
 import io.akkaetcd.server.Flags.FlagException;
-import java.util.Locale;
-import java.util.Map;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicReference;
 import org.slf4j.LoggerFactory;
 
-/** The command line: etcd's flags in, a running member out. Exit 2 on a bad flag, as etcd. */
+/**
+ * The command line: etcd's flags in, a running member out. A malformed command line exits with
+ * status 2, a value etcd's checks refuse with 1, as etcd 3.4 ({@link Flags.FlagException}).
+ */
 public final class Main {
   public static final String VERSION = "0.1.0";
   public static final String API_VERSION = "3.5";
@@ -22,29 +23,30 @@ public final class Main {
 
   public static void main(String[] args) {
     ensureAsyncPool();
-    Map<String, String> values;
     ServerConfig config;
     try {
-      values = Flags.parse(args, System.getenv());
-      if (values.get("help").equals("true")) {
+      Flags.Parsed flags = Flags.parseAll(args, System.getenv());
+      if (flags.help()) {
         System.out.print(Flags.usage());
         return;
       }
-      if (values.get("version").equals("true")) {
+      if (flags.version()) {
         System.out.println("akka-etcd Version: " + VERSION);
         System.out.println("API Version: " + API_VERSION);
         System.out.println("Java Version: " + System.getProperty("java.version"));
         System.out.println("Akka Version: " + akka.Version.current());
         return;
       }
-      config = ServerConfig.fromFlags(values);
+      LogFlags logging = LogFlags.fromFlags(flags.values());
+      config = ServerConfig.fromFlags(flags.values());
+      logging.apply();
+      org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(Flags.class);
+      flags.warnings().forEach(log::warn);
     } catch (FlagException e) {
-      System.err.println("akka-etcd: " + e.getMessage());
-      System.err.println("Try 'akka-etcd --help' for the list of flags.");
-      System.exit(2);
+      System.err.print(e.report());
+      System.exit(e.exitCode());
       return;
     }
-    configureLogging(config.logLevel());
     AtomicReference<EtcdServer> running = new AtomicReference<>();
     Runtime.getRuntime().addShutdownHook(new Thread(() -> awaitStopped(running.get()), "akka-etcd-shutdown"));
     try {
@@ -103,17 +105,5 @@ public final class Main {
       int cores = Runtime.getRuntime().availableProcessors();
       System.setProperty(COMMON_POOL_PARALLELISM, Integer.toString(Math.max(2, cores - 1)));
     }
-  }
-
-  /** Maps etcd's log levels to logback's, before the first logger is created. */
-  static void configureLogging(String level) {
-    String l = switch (level.toLowerCase(Locale.ROOT)) {
-      case "debug" -> "DEBUG";
-      case "warn" -> "WARN";
-      case "error", "panic", "fatal", "dpanic" -> "ERROR";
-      default -> "INFO";
-    };
-    System.setProperty("akka-etcd.log-level", l);
-    System.setProperty("akka-etcd.akka-log-level", l.equals("DEBUG") ? "INFO" : "WARN");
   }
 }

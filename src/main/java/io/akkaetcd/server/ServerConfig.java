@@ -12,7 +12,8 @@ import java.util.Map;
 /**
  * A member's validated configuration, built from etcd's flags. Invariants checked here, as etcd
  * checks them at start: election timeout at least 5 heartbeats and at most 50 s, this member named
- * in the initial cluster, URLs of the form {@code http://host:port}.
+ * in the initial cluster, URLs of the form {@code http://host:port}. The flags akka-etcd takes
+ * without using them, or refuses, are {@link Flags}' concern, not this record's.
  */
 public record ServerConfig(
     String name,
@@ -33,7 +34,8 @@ public record ServerConfig(
     String autoCompactionMode,
     String autoCompactionRetention,
     Duration watchProgressNotifyInterval,
-    String logLevel) {
+    String logLevel,
+    boolean strictReconfigCheck) {
 
   /** etcd's default backend quota when --quota-backend-bytes is 0 (2 GiB). */
   public static final long DEFAULT_QUOTA_BYTES = 2L * 1024 * 1024 * 1024;
@@ -77,7 +79,8 @@ public record ServerConfig(
         v.get("auto-compaction-retention"),
         GoDuration.parse(v.get("experimental-watch-progress-notify-interval").trim(),
             "experimental-watch-progress-notify-interval"),
-        v.get("log-level"));
+        v.get("log-level"),
+        !"false".equals(v.get("strict-reconfig-check")));
     // Refuses a malformed retention at start, as etcd does.
     io.akkaetcd.compactor.CompactionPolicy.of(mode, c.autoCompactionRetention());
     if (!c.initialCluster.containsKey(c.name)) {

@@ -10,7 +10,8 @@ import java.util.Optional;
 import java.util.function.Predicate;
 
 /**
- * etcd's --strict-reconfig-check (on by default; always on here): a membership change is refused
+ * etcd's --strict-reconfig-check (on by default; {@code --strict-reconfig-check=false} turns every
+ * question off, as in etcd, and then any change is proposed): a membership change is refused
  * when it could leave the cluster without a working quorum. Two questions, as in etcd 3.4/3.5:
  * <ul>
  *   <li>started: has a member ever run, that is, published its name through Raft (a member added
@@ -24,6 +25,7 @@ final class StrictReconfigCheck {
   /** etcd's HealthInterval: a link counts as connected once it has worked this long. */
   static final Duration HEALTH_INTERVAL = Duration.ofSeconds(5);
 
+  private final boolean enabled;
   private final ClusterMembers members;
   private final Predicate<ClusterMembers.Member> started;
   private final PeerActivity links;
@@ -34,6 +36,13 @@ final class StrictReconfigCheck {
    * @param now the time the links are judged at, on {@link PeerActivity}'s clock
    */
   StrictReconfigCheck(ClusterMembers members, Predicate<ClusterMembers.Member> started, PeerActivity links, long now) {
+    this(true, members, started, links, now);
+  }
+
+  /** @param enabled false for --strict-reconfig-check=false: every change passes */
+  StrictReconfigCheck(boolean enabled, ClusterMembers members, Predicate<ClusterMembers.Member> started,
+      PeerActivity links, long now) {
+    this.enabled = enabled;
     this.members = members;
     this.started = started;
     this.links = links;
@@ -42,6 +51,9 @@ final class StrictReconfigCheck {
 
   /** MemberAdd. A voter needs a started quorum of the voters it joins; both kinds need every link. */
   Optional<EtcdError> mayAdd(boolean learner) {
+    if (!enabled) {
+      return Optional.empty();
+    }
     if (!learner) {
       // etcd's IsReadyToAddVotingMember: the new member counts among the voters, not as started;
       // a single started voter may always add a second (a cluster grown from, or restored into, one).
@@ -56,6 +68,9 @@ final class StrictReconfigCheck {
 
   /** MemberRemove of voter {@code id} (removing a learner changes no quorum and is not checked). */
   Optional<EtcdError> mayRemoveVoter(long id) {
+    if (!enabled) {
+      return Optional.empty();
+    }
     // etcd's IsReadyToRemoveVotingMember: the started voters that remain are a quorum of those left.
     if (startedVoters(id) < Quorum.majority(voters().size() - 1)) {
       return Optional.of(EtcdError.MEMBER_NOT_ENOUGH_STARTED);
@@ -71,7 +86,7 @@ final class StrictReconfigCheck {
 
   /** MemberPromote: the started voters, with the learner, are a quorum of the voters it joins. */
   Optional<EtcdError> mayPromote() {
-    return startedVoters(0) + 1 < Quorum.majority(voters().size() + 1)
+    return enabled && startedVoters(0) + 1 < Quorum.majority(voters().size() + 1)
         ? Optional.of(EtcdError.MEMBER_NOT_ENOUGH_STARTED) : Optional.empty();
   }
 

@@ -110,7 +110,12 @@ final class ServerProcess implements AutoCloseable {
 
   void start() {
     launch();
-    awaitHealthy(Duration.ofSeconds(60));
+    try {
+      awaitHealthy(Duration.ofSeconds(60));
+    } catch (RuntimeException e) {
+      process.destroyForcibly(); // a member that never became healthy must not outlive its test
+      throw e;
+    }
   }
 
   /**

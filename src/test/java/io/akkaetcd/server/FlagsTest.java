@@ -1,11 +1,14 @@
 package io.akkaetcd.server;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.akkaetcd.server.Flags.FlagException;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
@@ -56,5 +59,164 @@ class FlagsTest {
     assertThrows(FlagException.class, () -> config(Map.of(), "--auto-compaction-mode=weekly"));
     assertThrows(FlagException.class, () -> config(Map.of(), "--auto-compaction-retention=soon"));
     assertThrows(FlagException.class, () -> config(Map.of(), "stray"));
+  }
+
+  private static Flags.Parsed parsed(Map<String, String> env, String... args) {
+    return Flags.parseAll(args, env);
+  }
+
+  private static FlagException refused(Map<String, String> env, String... args) {
+    return assertThrows(FlagException.class, () -> Flags.parseAll(args, env));
+  }
+
+  @Test
+  void booleansTakeGoForms() {
+    assertFalse(config(Map.of(), "--strict-reconfig-check=false").strictReconfigCheck());
+    assertFalse(config(Map.of(), "-strict-reconfig-check=0").strictReconfigCheck());
+    assertFalse(config(Map.of("ETCD_STRICT_RECONFIG_CHECK", "F")).strictReconfigCheck());
+    assertTrue(config(Map.of()).strictReconfigCheck());
+    assertTrue(config(Map.of(), "--strict-reconfig-check").strictReconfigCheck());
+    assertEquals("true", parsed(Map.of(), "--pre-vote=TRUE").values().get("pre-vote"));
+    FlagException bad = refused(Map.of(), "--strict-reconfig-check=yes");
+    assertEquals("invalid boolean value \"yes\" for -strict-reconfig-check: parse error", bad.getMessage());
+    assertEquals(2, bad.exitCode());
+    // A boolean never takes the next argument: "false" ends the flags, as in Go.
+    FlagException stray = refused(Map.of(), "--strict-reconfig-check", "false");
+    assertEquals("'false' is not a valid flag", stray.getMessage());
+    assertEquals(1, stray.exitCode());
+  }
+
+  @Test
+  void helpIsAskedForWithHOrHelp() {
+    assertTrue(parsed(Map.of(), "-h").help());
+    assertTrue(parsed(Map.of(), "--name", "x", "--help").help());
+    assertTrue(parsed(Map.of(), "-help=false").help());
+    assertTrue(Flags.usage().contains("  --strict-reconfig-check 'true'\n"));
+    assertTrue(Flags.usage().contains("Security:\n  --cert-file ''\n"));
+  }
+
+  @Test
+  void everyFlagComesFromTheEnvironmentAndBadValuesThereAreRefusedWithTheirName() {
+    for (Flag f : Flags.KNOWN) {
+      assertEquals("ETCD_" + f.name().toUpperCase().replace('-', '_').replace('.', '_'), f.envName());
+    }
+    assertEquals("stdout", parsed(Map.of("ETCD_LOG_OUTPUTS", "stdout")).values().get("log-outputs"));
+    FlagException e = refused(Map.of("ETCD_MAX_TXN_OPS", "x"));
+    assertEquals("invalid value \"x\" for ETCD_MAX_TXN_OPS: parse error", e.getMessage());
+    assertEquals(1, e.exitCode());
+    assertEquals(List.of("unrecognized environment variable ETCD_NO_SUCH=1"),
+        parsed(Map.of("ETCD_NO_SUCH", "1")).warnings());
+  }
+
+  @Test
+  void featureFlagsAreTakenOffAndRefusedOnNamingTheFeature() {
+    Flags.Parsed off = parsed(Map.of(), "--experimental-initial-corrupt-check=false", "--client-cert-auth=false",
+        "--auth-token", "simple", "--metrics", "basic", "--cert-file=", "--listen-metrics-urls", "",
+        "--enable-v2=false", "--experimental-corrupt-check-time=0s", "--proxy=off", "--enable-grpc-gateway=false",
+        "--experimental-enable-lease-checkpoint=false", "--peer-auto-tls=false", "--force-new-cluster=false");
+    assertEquals(List.of(), off.warnings());
+    String[][] on = {
+        {"--cert-file=/c.pem", "TLS (issue #26)"}, {"--peer-auto-tls", "TLS (issue #26)"},
+        {"--cipher-suites=TLS_AES_128_GCM_SHA256", "TLS (issue #26)"},
+        {"--auth-token=jwt,pub-key=k", "auth (issue #27)"}, {"--enable-grpc-gateway", "the JSON gateway (issue #28)"},
+        {"--metrics=extensive", "/metrics (issue #29)"}, {"--listen-metrics-urls=http://127.0.0.1:9", "/metrics (issue #29)"},
+        {"--experimental-initial-corrupt-check", "corruption checks (issue #30)"},
+        {"--experimental-corrupt-check-time=1m", "corruption checks (issue #30)"},
+        {"--experimental-enable-lease-checkpoint", "lease checkpoints (issue #31)"},
+        {"--experimental-enable-lease-checkpoint-persist", "lease checkpoints (issue #31)"},
+        {"--enable-v2", "etcd's v2 API"}, {"--proxy=on", "etcd's v2 proxy"}, {"--discovery=https://d/x", "discovery"},
+        {"--force-new-cluster", "--force-new-cluster"}};
+    for (String[] c : on) {
+      FlagException e = refused(Map.of(), c[0]);
+      assertEquals(FlagException.Kind.FATAL, e.kind(), c[0]);
+      assertEquals(2, e.exitCode());
+      assertTrue(e.getMessage().startsWith(c[0].replaceFirst("=.*", "") + "='") && e.getMessage().contains(c[1]),
+          e.getMessage());
+      assertFalse(e.report().strip().contains("\n"), "one line: " + e.report());
+    }
+    assertEquals("--enable-grpc-gateway='true' needs the JSON gateway (issue #28), which akka-etcd does not have;"
+        + " leave the flag out or give it 'false'", refused(Map.of(), "--enable-grpc-gateway=true").getMessage());
+    assertTrue(refused(Map.of("ETCD_TRUSTED_CA_FILE", "/ca.pem")).getMessage().contains("TLS (issue #26)"));
+  }
+
+  @Test
+  void flagsWithoutEffectHereWarnOnceEach() {
+    Flags.Parsed p = parsed(Map.of(), "--backend-batch-interval=10ms", "--max-wals=5", "--enable-pprof",
+        "--pre-vote=false", "--pre-vote=true", "--unsafe-no-fsync", "-v", "--bcrypt-cost=12");
+    assertEquals(List.of(
+        "flag \"-v\" is no longer supported - ignoring.",
+        "--backend-batch-interval='10ms' is accepted and has no effect: akka-etcd stores its data in LevelDB, not"
+            + " bbolt; every applied batch is one LevelDB write",
+        "--enable-pprof='true' is accepted and has no effect: there is no Go runtime to profile; use the JDK's"
+            + " tools (jcmd, Flight Recorder)",
+        "--unsafe-no-fsync='true' is accepted and has no effect: akka-etcd fsyncs every journal write regardless",
+        "--bcrypt-cost='12' is accepted and has no effect: akka-etcd has no users or passwords until auth (issue #27)"),
+        p.warnings());
+  }
+
+  @Test
+  void loggingFlagsAreEtcds() {
+    LogFlags zap = LogFlags.fromFlags(Flags.parse(new String[] {"--logger=zap", "--log-outputs=stdout,/tmp/x.log",
+        "--log-level", "fatal"}, Map.of()));
+    assertEquals(List.of("stdout", "/tmp/x.log"), zap.outputs());
+    assertEquals("ERROR", zap.logbackLevel());
+    assertEquals("DEBUG", LogFlags.fromFlags(Flags.parse(new String[] {"--debug"}, Map.of())).logbackLevel());
+    assertEquals(List.of("stderr"),
+        LogFlags.fromFlags(Flags.parse(new String[] {"--log-output=stderr"}, Map.of())).outputs());
+    for (String level : List.of("debug", "info", "warn", "error", "dpanic", "panic", "fatal")) {
+      LogFlags.fromFlags(Flags.parse(new String[] {"--log-level", level}, Map.of()));
+    }
+    FlagException unknownLevel = assertThrows(FlagException.class,
+        () -> LogFlags.fromFlags(Flags.parse(new String[] {"--log-level=DEBUG"}, Map.of())));
+    assertEquals(2, unknownLevel.exitCode());
+    FlagException logger = assertThrows(FlagException.class,
+        () -> LogFlags.fromFlags(Flags.parse(new String[] {"--logger=glog"}, Map.of())));
+    assertEquals("unknown logger option \"glog\"", logger.getMessage());
+    FlagException two = assertThrows(FlagException.class,
+        () -> LogFlags.fromFlags(Flags.parse(new String[] {"--log-outputs=stderr,stdout"}, Map.of())));
+    assertEquals("--logger=capnslog supports only 1 value in '--log-outputs', got [\"stderr\" \"stdout\"]",
+        two.getMessage());
+  }
+
+  @Test
+  void aConfigFileReplacesTheOtherFlagsAndTheEnvironment() throws java.io.IOException {
+    java.nio.file.Path file = java.nio.file.Files.createTempFile("etcd", ".yml");
+    java.nio.file.Files.writeString(file, """
+        # etcd 3.4's configuration file: keys are the flags' names
+        name: infra1
+        listen-client-urls: http://127.0.0.1:12379
+        advertise-client-urls: http://127.0.0.1:12379
+        initial-advertise-peer-urls: http://127.0.0.1:12380
+        initial-cluster: infra1=http://127.0.0.1:12380
+        max-txn-ops: 64
+        strict-reconfig-check: false
+        experimental-watch-progress-notify-interval: 5000000000
+        log-outputs: [stdout]
+        client-transport-security:
+          client-cert-auth: false
+          cert-file:
+        not-a-setting: 1
+        """);
+    Flags.Parsed p = parsed(Map.of("ETCD_MAX_TXN_OPS", "9", "ETCD_NAME", "other"), "--config-file", file.toString(),
+        "--max-txn-ops", "3");
+    ServerConfig c = ServerConfig.fromFlags(p.values());
+    assertEquals("infra1", c.name());
+    assertEquals(Path.of("infra1.etcd"), c.dataDir());
+    assertEquals(64, c.maxTxnOps());
+    assertFalse(c.strictReconfigCheck());
+    assertEquals(Duration.ofSeconds(5), c.watchProgressNotifyInterval());
+    assertEquals(List.of("stdout"), LogFlags.fromFlags(p.values()).outputs());
+    assertEquals(List.of("--config-file " + file + ": not-a-setting is not an etcd setting; ignored",
+        "loaded server configuration from " + file + "; other command-line flags and ETCD_* variables are ignored"),
+        p.warnings());
+    assertEquals(64, ServerConfig.fromFlags(parsed(Map.of("ETCD_CONFIG_FILE", file.toString())).values()).maxTxnOps());
+
+    java.nio.file.Files.writeString(file, "peer-transport-security:\n  auto-tls: true\n");
+    assertTrue(refused(Map.of(), "--config-file=" + file).getMessage().startsWith("--peer-auto-tls='true' needs TLS"));
+    java.nio.file.Files.writeString(file, "max-txn-ops: many\n");
+    assertEquals("--config-file " + file + ": invalid value \"many\" for max-txn-ops: parse error",
+        refused(Map.of(), "--config-file=" + file).getMessage());
+    java.nio.file.Files.delete(file);
+    assertEquals(1, refused(Map.of(), "--config-file=" + file).exitCode());
   }
 }

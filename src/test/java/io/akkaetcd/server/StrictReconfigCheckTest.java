@@ -108,4 +108,20 @@ class StrictReconfigCheckTest {
     assertEquals(OK, c.mayAdd(false));
     assertEquals(OK, c.mayRemoveVoter(2));
   }
+
+  /** --strict-reconfig-check=false: etcd skips both questions, so every change is proposed. */
+  @Test
+  void switchedOffByTheFlagEveryChangePasses() {
+    ClusterMembers m = members(3, 1);
+    StrictReconfigCheck on = new StrictReconfigCheck(true, m, x -> x.id().value() == 1, links(Set.of()), NOW);
+    assertEquals(NOT_STARTED, on.mayAdd(false));
+    assertEquals(UNHEALTHY, on.mayAdd(true));
+    assertEquals(NOT_STARTED, on.mayRemoveVoter(1));
+    assertEquals(NOT_STARTED, on.mayPromote());
+    StrictReconfigCheck off = new StrictReconfigCheck(false, m, x -> x.id().value() == 1, links(Set.of()), NOW);
+    assertEquals(OK, off.mayAdd(false));
+    assertEquals(OK, off.mayAdd(true));
+    assertEquals(OK, off.mayRemoveVoter(1));
+    assertEquals(OK, off.mayPromote());
+  }
 }

@@ -1,0 +1,109 @@
+package io.akkaetcd.e2e;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+
+/**
+ * akka-etcd started as a process with the flags deployments and etcd's e2e framework give every
+ * member, and the command line's answers to flags it must refuse, as an operator sees them.
+ */
+class EtcdFlagSetTest {
+
+  @Test
+  void aMemberStartedWithEtcdsE2eFlagsServesAndSaysWhatItIgnores() throws IOException {
+    Path logFile = Files.createTempFile("akka-etcd-flags", ".log");
+    // What etcd 3.4's e2e framework (etcdServerProcessConfigs) adds to name, URLs and data dir, plus
+    // flags of unit files and manifests, given with the values that ask for nothing missing.
+    List<String> flags = List.of(
+        "--initial-cluster-token", "new", "--snapshot-count", "100000", "--quota-backend-bytes", "4294967296",
+        "--strict-reconfig-check=false", "--enable-v2=false", "--experimental-initial-corrupt-check=false",
+        "--client-cert-auth=false", "--auth-token", "simple", "--metrics", "basic", "--listen-metrics-urls", "",
+        "--max-snapshots", "5", "--max-wals", "5", "-pre-vote", "--enable-pprof=false",
+        "--experimental-watch-progress-notify-interval=5s", "--backend-batch-interval", "10ms", "-v",
+        "--max-concurrent-streams", "100",
+        "--logger=zap", "--log-outputs=stderr," + logFile, "--log-level", "info");
+    try (ServerProcess member = ServerProcess.start(ServerProcess.Kind.AKKA_ETCD, flags)) {
+      assertEquals(0, Etcdctl.run(member.endpoint(), "put", "k", "v").exit());
+      assertEquals("k\nv\n", Etcdctl.run(member.endpoint(), "get", "k").stdout());
+      String ignored = "--backend-batch-interval='10ms' is accepted and has no effect: akka-etcd stores its data"
+          + " in LevelDB, not bbolt";
+      member.awaitLogged(ignored, Duration.ofSeconds(10));
+      member.awaitLogged("flag \"-v\" is no longer supported - ignoring.", Duration.ofSeconds(10));
+      // --log-outputs: the same lines reach the file too.
+      String written = Files.readString(logFile);
+      assertTrue(written.contains(ignored), written);
+      assertFalse(written.contains("--enable-pprof"), "a flag at its default draws no warning");
+    } finally {
+      Files.deleteIfExists(logFile);
+    }
+  }
+
+  @Test
+  void aFlagAskingForAMissingFeatureStopsTheStartWithOneLine() throws IOException {
+    Path dataDir = Files.createTempDirectory("akka-etcd-refused").resolve("never");
+    Run r = Run.main("--data-dir", dataDir.toString(), "--peer-auto-tls");
+    assertEquals(2, r.exit);
+    assertEquals("akka-etcd: --peer-auto-tls='true' needs TLS (issue #26), which akka-etcd does not have;"
+        + " leave the flag out or give it 'false'\n", r.stderr);
+    assertFalse(Files.exists(dataDir), "nothing is created before the flags are accepted");
+  }
+
+  @Test
+  void helpMalformedFlagsAndRefusedValuesAnswerAsEtcd() {
+    Run help = Run.main("-h");
+    assertEquals(0, help.exit);
+    assertTrue(help.stdout.contains("  --strict-reconfig-check 'true'\n"), help.stdout);
+
+    Run bad = Run.main("--max-txn-ops=x");
+    assertEquals(2, bad.exit);
+    assertTrue(bad.stderr.startsWith("invalid value \"x\" for flag -max-txn-ops: parse error\nUsage:\n"), bad.stderr);
+
+    Run unknown = Run.main("--no-such-flag");
+    assertEquals(2, unknown.exit);
+    assertTrue(unknown.stderr.startsWith("flag provided but not defined: -no-such-flag\n"), unknown.stderr);
+
+    Run checked = Run.main("--election-timeout=100");
+    assertEquals(1, checked.exit);
+    assertEquals("akka-etcd: error verifying flags, --election-timeout[100ms] should be at least as 5 times as"
+        + " --heartbeat-interval[100ms]. See 'akka-etcd --help'.\n", checked.stderr);
+  }
+
+  /** One run of akka-etcd's Main that must end by itself within a minute. */
+  private record Run(String stdout, String stderr, int exit) {
+    static Run main(String... args) {
+      List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+          "-Xmx128m", "-cp", System.getProperty("java.class.path"), "io.akkaetcd.server.Main"));
+      cmd.addAll(List.of(args));
+      try {
+        Path out = Files.createTempFile("akka-etcd-main", ".out");
+        Path err = Files.createTempFile("akka-etcd-main", ".err");
+        ProcessBuilder pb = new ProcessBuilder(cmd).redirectOutput(out.toFile()).redirectError(err.toFile());
+        pb.environment().keySet().removeIf(k -> k.startsWith("ETCD_"));
+        Process p = pb.start();
+        if (!p.waitFor(60, TimeUnit.SECONDS)) {
+          p.destroyForcibly().waitFor();
+          throw new AssertionError("akka-etcd " + List.of(args) + " did not exit: it started a member");
+        }
+        Run r = new Run(Files.readString(out), Files.readString(err), p.exitValue());
+        Files.delete(out);
+        Files.delete(err);
+        return r;
+      } catch (IOException e) {
+        throw new IllegalStateException(e);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new IllegalStateException(e);
+      }
+    }
+  }
+}
