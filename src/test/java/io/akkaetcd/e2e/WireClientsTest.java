@@ -110,21 +110,28 @@ class WireClientsTest {
   @Test
   void resetsOfAnsweredStreamsAreNeverCountedAgainstTheClient() throws IOException {
     try (H2 h2 = new H2(member.port())) {
-      ByteArrayOutputStream requests = new ByteArrayOutputStream();
-      ByteArrayOutputStream resets = new ByteArrayOutputStream();
-      java.util.Set<Integer> streams = new java.util.HashSet<>();
-      for (int i = 0; i < 600; i++) {
-        int stream = 2 * i + 1;
-        streams.add(stream);
-        requests.write(h2.headers(stream, "GET", "/version", null, true));
-        resets.write(h2.rst(stream));
-      }
-      h2.send(requests.toByteArray());
-      h2.awaitEnds(streams);
-      h2.send(resets.toByteArray());
-      h2.send(h2.headers(1201, "GET", "/version", null, true));
-      h2.awaitEnds(java.util.Set.of(1201));
+      int next = answerThenReset(h2, 1, 600, "GET", "/version", null, true);
+      h2.send(h2.headers(next, "GET", "/version", null, true));
+      h2.awaitEnds(java.util.Set.of(next));
     }
+  }
+
+  /** Opens {@code count} streams from {@code first} at once, awaits their answers, resets them all at once. */
+  private static int answerThenReset(H2 h2, int first, int count, String method, String path, String contentType,
+      boolean endStream) throws IOException {
+    ByteArrayOutputStream requests = new ByteArrayOutputStream();
+    ByteArrayOutputStream resets = new ByteArrayOutputStream();
+    java.util.Set<Integer> streams = new java.util.HashSet<>();
+    for (int i = 0; i < count; i++) {
+      int stream = first + 2 * i;
+      streams.add(stream);
+      requests.write(h2.headers(stream, method, path, contentType, endStream));
+      resets.write(h2.rst(stream));
+    }
+    h2.send(requests.toByteArray());
+    h2.awaitEnds(streams);
+    h2.send(resets.toByteArray());
+    return first + 2 * count;
   }
 
   /** Rapid reset (CVE-2023-44487): HEADERS then RST_STREAM at once, for many streams. */

@@ -108,13 +108,10 @@ final class InboundFrames {
       i += Frames.HEADER_LENGTH;
       forward = length;
       if (type == Frames.RST_STREAM && length == 4) {
-        switch (streams.clientReset(stream)) {
-          case PASS -> out = out.concat(header);
-          case DROP -> forward = -length;
-          case END_STREAM -> {
-            out = out.concat(Frames.header(0, Frames.DATA, Frames.END_STREAM, stream));
-            forward = -length;
-          }
+        if (streams.clientReset(stream) == StreamStates.Reset.DROP) {
+          forward = -length;
+        } else {
+          out = out.concat(header);
         }
         continue;
       }

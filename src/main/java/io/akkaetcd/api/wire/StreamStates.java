@@ -10,17 +10,16 @@ import java.util.Map;
  * connection's stage.
  */
 final class StreamStates {
-  /** What to hand the server instead of a client's RST_STREAM. */
+  /** What becomes of a client's RST_STREAM. */
   enum Reset {
-    /** The stream is still being served (or unknown to us): the server sees the reset. */
+    /**
+     * The stream is open at least one way (or unknown here): the server sees the reset. This
+     * includes a stream the server answered before the client ended its side: only the reset
+     * closes it for Akka HTTP when the request's body is never read.
+     */
     PASS,
     /** The stream is closed both ways: a reset changes nothing (RFC 7540 §5.1 "closed"), drop it. */
-    DROP,
-    /**
-     * The server has answered in full but the client had not ended its side: an empty DATA frame
-     * with END_STREAM closes it just the same, without counting as an abandoned request.
-     */
-    END_STREAM
+    DROP
   }
 
   private static final byte CLIENT_ENDED = 1;
@@ -56,11 +55,10 @@ final class StreamStates {
 
   /** The client reset {@code id}: what the server is to see (the stream is closed after it). */
   Reset clientReset(int id) {
-    Byte state = open.remove(id);
-    if (state == null) {
-      return (id & 1) == 1 && id <= highestClientStream ? Reset.DROP : Reset.PASS;
+    if (open.remove(id) != null) {
+      return Reset.PASS;
     }
-    return (state & SERVER_ENDED) != 0 ? Reset.END_STREAM : Reset.PASS;
+    return (id & 1) == 1 && id <= highestClientStream ? Reset.DROP : Reset.PASS;
   }
 
   /** Streams still open; for tests. */

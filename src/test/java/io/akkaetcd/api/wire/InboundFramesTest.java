@@ -33,9 +33,9 @@ class InboundFramesTest {
     outbound.observe(Frames.header(2, Frames.DATA, Frames.END_STREAM, 1).concat(ByteString.fromArray(new byte[2])));
     outbound.observe(Frames.header(0, Frames.HEADERS, Frames.END_STREAM | Frames.END_HEADERS, 3));
     ByteString resets = rst(1).concat(rst(3)).concat(rst(5)).concat(rst(1)).concat(rst(7));
-    ByteString expected = Frames.header(0, Frames.DATA, Frames.END_STREAM, 3) // 3: the client had not ended it
-        .concat(rst(5))                                                       // 5: still served
-        .concat(rst(7));                                                      // 7: never opened, the server decides
+    ByteString expected = rst(3) // 3: the client had not ended it; only the reset closes it
+        .concat(rst(5))          // 5: still served
+        .concat(rst(7));         // 7: never opened, the server decides
     assertEquals(expected, feedByteByByte(resets));
     assertEquals(0, streams.openStreams());
   }
