@@ -85,8 +85,9 @@ public final class ClientRouter implements Function<HttpRequest, CompletionStage
           ? unimplemented("unknown method " + path.substring(slash + 1) + " for service " + service)
           : resp, UnaryGrpcHandler.SAME_THREAD);
     }
-    req.discardEntityBytes(materializer);
-    return CompletableFuture.completedFuture(http(path));
+    // Answer only once the request's body is read: an HTTP/1.1 answer sent before it (Patroni sends
+    // "{}" with GET /version) makes Akka HTTP close the connection instead of keeping it alive.
+    return req.discardEntityBytes(materializer).completionStage().thenApply(done -> http(path));
   }
 
   private HttpResponse http(String path) {

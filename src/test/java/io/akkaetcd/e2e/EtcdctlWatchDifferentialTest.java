@@ -13,13 +13,15 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
 /**
  * {@code etcdctl watch} against real etcd and akka-etcd after the same writes: live watches (from
  * the next revision), ranges, prefixes with prev-kv, history replay, JSON output and a watch at a
  * compacted revision must print the same. Every watch starts at an explicit revision, so it sees
  * the same events however late it connects; it is stopped once its output shows the final write.
+ * Each test runs with bare {@code host:port} endpoints and with {@code http://host:port}.
  */
 class EtcdctlWatchDifferentialTest {
   /**
@@ -37,27 +39,28 @@ class EtcdctlWatchDifferentialTest {
     WATCHES.put(AFTER_WRITES, List.of("foo", "--rev", "2", "-w", "json"));
   }
 
-  @Test
-  void watchesPrintWhatEtcdPrints() throws Exception {
+  @ParameterizedTest
+  @EnumSource(EndpointForm.class)
+  void watchesPrintWhatEtcdPrints(EndpointForm form) throws Exception {
     String peer = "http://127.0.0.1:" + Ports.free();
     try (ServerProcess etcd = ServerProcess.start(ServerProcess.Kind.ETCD, peer, List.of());
          ServerProcess akka = ServerProcess.start(ServerProcess.Kind.AKKA_ETCD, peer, List.of())) {
-      Map<String, String> expected = play(etcd);
-      Map<String, String> actual = play(akka);
+      Map<String, String> expected = play(form.of(etcd), etcd.kind());
+      Map<String, String> actual = play(form.of(akka), akka.kind());
       for (String name : WATCHES.keySet()) {
         assertEquals(expected.get(name), actual.get(name), "watch " + name + "\n" + akka.log());
       }
       assertTrue(expected.get("all-from-history").contains("zz-end"));
-      Etcdctl.Result compactedEtcd = Etcdctl.run(etcd.endpoint(), "watch", "--prefix", "", "--rev", "2");
-      Etcdctl.Result compactedAkka = Etcdctl.run(akka.endpoint(), "watch", "--prefix", "", "--rev", "2");
+      Etcdctl.Result compactedEtcd = Etcdctl.run(form.of(etcd), "watch", "--prefix", "", "--rev", "2");
+      Etcdctl.Result compactedAkka = Etcdctl.run(form.of(akka), "watch", "--prefix", "", "--rev", "2");
       assertEquals(EtcdctlDifferentialTest.normalize(compactedEtcd), EtcdctlDifferentialTest.normalize(compactedAkka));
       assertTrue(compactedAkka.stderr().contains("required revision has been compacted"), compactedAkka.all());
     }
   }
 
-  private static Path startWatch(ServerProcess server, String name, List<Process> watchers) throws IOException {
+  private static Path startWatch(String endpoint, String name, List<Process> watchers) throws IOException {
     Path out = Files.createTempFile("watch-" + name, ".out");
-    List<String> cmd = new ArrayList<>(List.of("etcdctl", "--endpoints=" + server.endpoint(), "watch"));
+    List<String> cmd = new ArrayList<>(List.of("etcdctl", "--endpoints=" + endpoint, "watch"));
     cmd.addAll(WATCHES.get(name));
     ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(out.toFile());
     pb.environment().put("ETCDCTL_API", "3");
@@ -66,16 +69,15 @@ class EtcdctlWatchDifferentialTest {
   }
 
   /** Writes the scenario, runs every watch until it shows the final key, compacts; returns the outputs. */
-  private static Map<String, String> play(ServerProcess server) throws Exception {
+  private static Map<String, String> play(String e, ServerProcess.Kind kind) throws Exception {
     List<Process> watchers = new ArrayList<>();
     Map<String, Path> outputs = new LinkedHashMap<>();
     try {
       for (String name : WATCHES.keySet()) {
         if (!name.equals(AFTER_WRITES)) {
-          outputs.put(name, startWatch(server, name, watchers));
+          outputs.put(name, startWatch(e, name, watchers));
         }
       }
-      String e = server.endpoint();
       Etcdctl.run(e, "put", "foo", "1");                               // 2
       Etcdctl.run(e, "put", "foo", "2");                               // 3
       Etcdctl.run(e, "put", "bar", "3");                               // 4
@@ -85,7 +87,7 @@ class EtcdctlWatchDifferentialTest {
       Etcdctl.run(e, "put", "foo", "again");                           // 7
       Etcdctl.run(e, "del", "--prefix", "f");                          // 8
       Etcdctl.run(e, "put", "zz-end", "x");                            // 9
-      outputs.put(AFTER_WRITES, startWatch(server, AFTER_WRITES, watchers));
+      outputs.put(AFTER_WRITES, startWatch(e, AFTER_WRITES, watchers));
       Instant deadline = Instant.now().plus(Duration.ofSeconds(30));
       for (Map.Entry<String, Path> o : outputs.entrySet()) {
         String marker = o.getKey().equals("single-key-json") ? "\"mod_revision\":8" : "zz-end";
@@ -94,7 +96,7 @@ class EtcdctlWatchDifferentialTest {
         }
         while (!Files.readString(o.getValue()).contains(marker)) {
           if (Instant.now().isAfter(deadline)) {
-            throw new AssertionError(o.getKey() + " on " + server.kind() + " never showed " + marker + ":\n"
+            throw new AssertionError(o.getKey() + " on " + kind + " never showed " + marker + ":\n"
                 + Files.readString(o.getValue()));
           }
           Thread.onSpinWait();
@@ -106,7 +108,7 @@ class EtcdctlWatchDifferentialTest {
         p.waitFor(10, TimeUnit.SECONDS);
       }
     }
-    Etcdctl.run(server.endpoint(), "compaction", "5");
+    Etcdctl.run(e, "compaction", "5");
     Map<String, String> result = new LinkedHashMap<>();
     for (Map.Entry<String, Path> o : outputs.entrySet()) {
       result.put(o.getKey(), Files.readString(o.getValue()));
@@ -120,20 +122,21 @@ class EtcdctlWatchDifferentialTest {
    * of two watches interleaves differently from run to run); stdin is closed once the events are
    * printed, and etcdctl then ends with its EOF error, which must be the same too.
    */
-  @Test
-  void interactiveWatchPrintsWhatEtcdPrints() throws Exception {
+  @ParameterizedTest
+  @EnumSource(EndpointForm.class)
+  void interactiveWatchPrintsWhatEtcdPrints(EndpointForm form) throws Exception {
     String peer = "http://127.0.0.1:" + Ports.free();
     try (ServerProcess etcd = ServerProcess.start(ServerProcess.Kind.ETCD, peer, List.of());
          ServerProcess akka = ServerProcess.start(ServerProcess.Kind.AKKA_ETCD, peer, List.of())) {
       for (String command : List.of("watch --prefix f --rev 2 --prev-kv", "watch foo --rev 3", "watch a zzz --rev 2")) {
-        assertEquals(interactive(etcd, command), interactive(akka, command), command + "\n" + akka.log());
+        assertEquals(interactive(form.of(etcd), etcd.kind(), command), interactive(form.of(akka), akka.kind(), command),
+            command + "\n" + akka.log());
       }
     }
   }
 
   /** Writes the same keys, runs one interactive watch until it shows the last write, then closes stdin. */
-  private static String interactive(ServerProcess server, String command) throws Exception {
-    String e = server.endpoint();
+  private static String interactive(String e, ServerProcess.Kind kind, String command) throws Exception {
     if (Etcdctl.run(e, "get", "zz-end").stdout().isEmpty()) {
       Etcdctl.run(e, "put", "foo", "1");       // 2
       Etcdctl.run(e, "put", "fa", "2");        // 3
@@ -157,13 +160,13 @@ class EtcdctlWatchDifferentialTest {
       Instant deadline = Instant.now().plus(Duration.ofSeconds(30));
       while (!Files.readString(out).contains(marker)) {
         if (Instant.now().isAfter(deadline)) {
-          throw new AssertionError(command + " on " + server.kind() + " never showed " + marker + ":\n" + Files.readString(out));
+          throw new AssertionError(command + " on " + kind + " never showed " + marker + ":\n" + Files.readString(out));
         }
         Thread.onSpinWait();
       }
       p.getOutputStream().close();
       if (!p.waitFor(30, TimeUnit.SECONDS)) {
-        throw new AssertionError("etcdctl watch -i did not end at EOF on " + server.kind());
+        throw new AssertionError("etcdctl watch -i did not end at EOF on " + kind);
       }
       return Files.readString(out) + "exit " + p.exitValue();
     } finally {
