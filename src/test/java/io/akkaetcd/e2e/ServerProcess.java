@@ -56,7 +56,8 @@ final class ServerProcess implements AutoCloseable {
 
   /**
    * Starts {@code size} members of one cluster as separate processes (names m1, m2, ...) and
-   * returns once every one of them is healthy (which needs a leader).
+   * returns once every one of them is healthy (which needs a leader). If one is not, every member
+   * is stopped before the failure is thrown: no caller holds them yet.
    */
   static List<ServerProcess> cluster(Kind kind, int size, List<String> extraFlags) {
     List<ServerProcess> members = new ArrayList<>();
@@ -65,8 +66,13 @@ final class ServerProcess implements AutoCloseable {
     }
     String initial = String.join(",", members.stream().map(m -> m.name + "=" + m.advertisedPeerUrl).toList());
     members.forEach(m -> m.initialCluster = initial);
-    members.forEach(ServerProcess::launch);
-    members.forEach(m -> m.awaitHealthy(Duration.ofSeconds(90)));
+    try {
+      members.forEach(ServerProcess::launch);
+      members.forEach(m -> m.awaitHealthy(Duration.ofSeconds(90)));
+    } catch (RuntimeException e) {
+      members.forEach(ServerProcess::close);
+      throw e;
+    }
     return members;
   }
 
@@ -80,7 +86,12 @@ final class ServerProcess implements AutoCloseable {
    */
   static ServerProcess start(Kind kind, String advertisedPeerUrl, List<String> extraFlags) {
     ServerProcess s = new ServerProcess(kind, "m1", advertisedPeerUrl, extraFlags);
-    s.start();
+    try {
+      s.start();
+    } catch (RuntimeException e) {
+      s.close(); // no caller holds it yet
+      throw e;
+    }
     return s;
   }
 
