@@ -372,8 +372,8 @@ public final class EtcdServer implements EtcdMember, AutoCloseable {
           members.self(), config.listenClientUrls());
     }
     server.publishAttributes();
-    server.ready.thenRun(() -> log.info("{} serving client requests on {} (cluster {}, data dir {})", members.self(),
-        config.listenClientUrls(), Long.toHexString(members.clusterId()), config.dataDir()));
+    server.ready.thenRun(() -> ReadyLog.serving(members.self(), peers.isEmpty(), server.clusterVersion, config,
+        members.clusterId()));
     return server;
   }
 

@@ -169,9 +169,6 @@ class ClusterChaosTest {
       Linearizability.Result verdict = Linearizability.check(history);
       assertTrue(verdict.ok(), () -> "not linearizable on " + verdict.key() + ":\n"
           + verdict.ops().stream().map(Op::toString).collect(Collectors.joining("\n")));
-    } catch (Throwable t) {
-      members.forEach(m -> System.out.println("---- " + m.name() + " log\n" + m.log()));
-      throw t;
     } finally {
       stop.set(true);
       retired.forEach(ServerProcess::close);

@@ -56,9 +56,6 @@ class ClusterGrowTest {
       assertEquals(0, Etcdctl.run(second.endpoint(), "put", "both", "yes").exit());
       assertEquals("yes", Etcdctl.run(first.endpoint(), "get", "both", "--print-value-only").stdout().trim());
       assertTrue(first.alive() && first.pid() == pid, "the first member restarted inside its process");
-    } catch (Throwable t) {
-      all.forEach(m -> System.out.println("---- " + m.name() + " log\n" + m.log()));
-      throw t;
     } finally {
       all.forEach(ServerProcess::close);
     }

@@ -78,9 +78,6 @@ class ClusterLearnerTest {
       assertTrue(list.stdout().lines().anyMatch(l -> l.startsWith(id) && l.endsWith(", false")), list.all());
       assertEquals(0, Etcdctl.run(learner.endpoint(), "put", "from-m4", "voter").exit(), "a voter takes writes");
       ServerProcess.awaitConverged(all);
-    } catch (Throwable t) {
-      all.forEach(m -> System.out.println("---- " + m.name() + " log\n" + m.log()));
-      throw t;
     } finally {
       all.forEach(ServerProcess::close);
     }

@@ -72,9 +72,6 @@ class ClusterLeaseTest {
         }
         assertEquals(0, left, "keys of expired leases");
       }
-    } catch (Throwable t) {
-      members.forEach(m -> System.out.println("---- " + m.name() + " log\n" + m.log()));
-      throw t;
     } finally {
       keepAlives.forEach(CloseableClient::close);
       members.forEach(ServerProcess::close);

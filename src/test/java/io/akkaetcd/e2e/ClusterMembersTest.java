@@ -123,9 +123,6 @@ class ClusterMembersTest {
       assertTrue(noLeaderWrite.stderr().contains("etcdserver: no leader"), noLeaderWrite.all());
       Etcdctl.Result local = Etcdctl.run(survivor.endpoint(), "get", "after-update", "--consistency=s");
       assertEquals("after-update\nok\n", local.stdout(), local.all());
-    } catch (Throwable t) {
-      members.forEach(m -> System.out.println("---- " + m.name() + " log\n" + m.log()));
-      throw t;
     } finally {
       members.forEach(ServerProcess::close);
       if (joined != null) {

@@ -45,9 +45,6 @@ class ClusterQuarantineTest {
       }
       assertTrue(victim.alive() && victim.pid() == pid, "restarted inside the same process");
       ServerProcess.awaitConverged(members);
-    } catch (Throwable t) {
-      members.forEach(m -> System.out.println("---- " + m.name() + " log\n" + m.log()));
-      throw t;
     } finally {
       members.forEach(ServerProcess::close);
     }

@@ -92,9 +92,6 @@ class ClusterSnapshotTest {
       for (ServerProcess m : all) {
         assertTrue(list.stdout().contains(m.name() + ", " + m.peerUrl()), "member list on the new member:\n" + list.all());
       }
-    } catch (Throwable t) {
-      all.forEach(m -> System.out.println("---- " + m.name() + " log\n" + m.log()));
-      throw t;
     } finally {
       all.forEach(ServerProcess::close);
     }

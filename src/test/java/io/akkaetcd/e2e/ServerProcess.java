@@ -1,5 +1,6 @@
 package io.akkaetcd.e2e;
 
+import io.akkaetcd.testlog.CapturedLogs;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -16,7 +17,8 @@ import java.util.stream.Stream;
  * A server as a separate process on loopback (alone, or a member of a {@link #cluster}): real etcd (Debian's etcd-server) or akka-etcd
  * (this build's Main on the test class path), started with the same etcd flags. Ready once
  * {@code etcdctl endpoint health} succeeds. {@link #kill()} is kill -9; {@link #stop()} is
- * SIGTERM and a wait; {@link #start()} again reuses the data directory.
+ * SIGTERM and a wait; {@link #start()} again reuses the data directory. Its output goes to a log
+ * file, shown only if the test fails ({@link CapturedLogs}).
  */
 final class ServerProcess implements AutoCloseable {
   enum Kind { ETCD, AKKA_ETCD }
@@ -46,6 +48,7 @@ final class ServerProcess implements AutoCloseable {
       this.peerPort = Ports.free();
       this.advertisedPeerUrl = advertisedPeerUrl != null ? advertisedPeerUrl : "http://127.0.0.1:" + peerPort;
       this.extraFlags = List.copyOf(extraFlags);
+      CapturedLogs.attach(kind + " " + name + " (client " + endpoint() + ")", logFile);
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
@@ -53,7 +56,8 @@ final class ServerProcess implements AutoCloseable {
 
   /**
    * Starts {@code size} members of one cluster as separate processes (names m1, m2, ...) and
-   * returns once every one of them is healthy (which needs a leader).
+   * returns once every one of them is healthy (which needs a leader). If one is not, every member
+   * is stopped before the failure is thrown: no caller holds them yet.
    */
   static List<ServerProcess> cluster(Kind kind, int size, List<String> extraFlags) {
     List<ServerProcess> members = new ArrayList<>();
@@ -62,8 +66,13 @@ final class ServerProcess implements AutoCloseable {
     }
     String initial = String.join(",", members.stream().map(m -> m.name + "=" + m.advertisedPeerUrl).toList());
     members.forEach(m -> m.initialCluster = initial);
-    members.forEach(ServerProcess::launch);
-    members.forEach(m -> m.awaitHealthy(Duration.ofSeconds(90)));
+    try {
+      members.forEach(ServerProcess::launch);
+      members.forEach(m -> m.awaitHealthy(Duration.ofSeconds(90)));
+    } catch (RuntimeException e) {
+      members.forEach(ServerProcess::close);
+      throw e;
+    }
     return members;
   }
 
@@ -77,7 +86,12 @@ final class ServerProcess implements AutoCloseable {
    */
   static ServerProcess start(Kind kind, String advertisedPeerUrl, List<String> extraFlags) {
     ServerProcess s = new ServerProcess(kind, "m1", advertisedPeerUrl, extraFlags);
-    s.start();
+    try {
+      s.start();
+    } catch (RuntimeException e) {
+      s.close(); // no caller holds it yet
+      throw e;
+    }
     return s;
   }
 
@@ -141,6 +155,8 @@ final class ServerProcess implements AutoCloseable {
       cmd.add("-Xmx256m");
       cmd.add("-XX:+UseSerialGC");
       cmd.add("-Dakka-etcd.fault-injection.blocked-peers-file=" + blockedPeersFile);
+      // The server's own logging (to its output, the log file), not the tests' capture.
+      cmd.add("-Dlogback.configurationFile=logback.xml");
       cmd.add("-cp");
       cmd.add(System.getProperty("java.class.path"));
       cmd.add("io.akkaetcd.server.Main");
@@ -383,7 +399,7 @@ final class ServerProcess implements AutoCloseable {
       kill();
     }
     deleteTree(dataDir);
-    logFile.toFile().delete();
+    CapturedLogs.release(logFile); // shown if the test fails, then deleted
     blockedPeersFile.toFile().delete();
   }
 
