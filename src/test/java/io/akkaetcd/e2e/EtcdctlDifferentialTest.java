@@ -130,7 +130,7 @@ class EtcdctlDifferentialTest {
   }
 
   static Etcdctl.Result normalize(Etcdctl.Result r) {
-    String out = r.stdout().replaceAll("took = \S+", "took = T");
+    String out = r.stdout().replaceAll("took = \\S+", "took = T");
     String err = Arrays.stream(r.stderr().split("\n", -1))
         .filter(l -> !l.startsWith("{\"level\":\"warn\""))
         .collect(Collectors.joining("\n")).replaceAll("took = \\S+", "took = T");
