@@ -19,15 +19,15 @@ import com.google.protobuf.ByteString;
 import com.typesafe.config.Config;
 import com.typesafe.config.ConfigFactory;
 import io.akkaetcd.api.ClientRouter;
+import io.akkaetcd.api.ClientServices;
+import io.akkaetcd.api.GrpcErrors;
 import io.akkaetcd.api.ClusterService;
 import io.akkaetcd.errors.EtcdError;
 import io.akkaetcd.errors.EtcdException;
 import io.akkaetcd.api.EtcdMember;
-import io.akkaetcd.api.HealthService;
 import io.akkaetcd.api.KvService;
 import io.akkaetcd.api.LeaseService;
 import io.akkaetcd.api.UnaryGrpcHandler;
-import io.akkaetcd.api.WatchService;
 import io.akkaetcd.watch.WatchHub;
 import io.akkaetcd.lease.LeaseExpiry;
 import io.akkaetcd.lease.LeaseForwarding;
@@ -352,7 +352,9 @@ public final class EtcdServer implements EtcdMember, AutoCloseable {
       server.ready = server.attributes.whenRecorded(members.self().value(), config.name(), config.advertiseClientUrls());
     }
     try {
-      server.bindClientUrls(kv, lessor, leaseForwarding.join(), hub);
+      ClientServices services = ClientServices.create(server, kv, lessor, leaseForwarding.join(), hub, system,
+          config.watchProgressNotifyInterval());
+      server.bindClientUrls(services);
     } catch (RuntimeException e) {
       server.close();
       throw e;
@@ -520,11 +522,12 @@ public final class EtcdServer implements EtcdMember, AutoCloseable {
     return ConfigFactory.parseMap(overrides).withFallback(ConfigFactory.load());
   }
 
-  private void bindClientUrls(KvApplier kv, Lessor lessor, LeaseForwarding leases, WatchHub hub) {
+  private void bindClientUrls(ClientServices shared) {
     Map<String, Function<HttpRequest, CompletionStage<HttpResponse>>> services = new LinkedHashMap<>();
     Materializer unaryMaterializer = SystemMaterializer.get(system).materializer();
-    KvService kvService = new KvService(this, kv);
+    KvService kvService = shared.kv();
     services.put("etcdserverpb.KV", UnaryGrpcHandler.builder()
+        .receiveLimit(config.maxRequestBytes() + GrpcErrors.RECEIVE_OVERHEAD_BYTES)
         .method("Range", KV.Serializers.RangeRequestSerializer, KV.Serializers.RangeResponseSerializer, kvService::range)
         .method("Put", KV.Serializers.PutRequestSerializer, KV.Serializers.PutResponseSerializer, kvService::put)
         .method("DeleteRange", KV.Serializers.DeleteRangeRequestSerializer, KV.Serializers.DeleteRangeResponseSerializer,
@@ -535,7 +538,7 @@ public final class EtcdServer implements EtcdMember, AutoCloseable {
         .build(unaryMaterializer, system));
     // Unary methods through UnaryGrpcHandler as well: a malformed request is answered INTERNAL (the
     // generated handlers fail the request's stream, and a client may read the reset, CANCELLED).
-    MaintenanceService maintenance = new MaintenanceService(this);
+    MaintenanceService maintenance = shared.maintenance();
     services.put("etcdserverpb.Maintenance", UnaryGrpcHandler.builder()
         .method("Alarm", Maintenance.Serializers.AlarmRequestSerializer, Maintenance.Serializers.AlarmResponseSerializer,
             maintenance::alarm)
@@ -551,9 +554,9 @@ public final class EtcdServer implements EtcdMember, AutoCloseable {
             Maintenance.Serializers.MoveLeaderResponseSerializer, maintenance::moveLeader)
         .method("Downgrade", Maintenance.Serializers.DowngradeRequestSerializer,
             Maintenance.Serializers.DowngradeResponseSerializer, maintenance::downgrade)
-        .otherwise(MaintenanceHandlerFactory.create(maintenance, system))
+        .otherwise(MaintenanceHandlerFactory.create(maintenance, GrpcErrors.MAPPER, system))
         .build(unaryMaterializer, system));
-    ClusterService cluster = new ClusterService(this);
+    ClusterService cluster = shared.cluster();
     services.put("etcdserverpb.Cluster", UnaryGrpcHandler.builder()
         .method("MemberAdd", Cluster.Serializers.MemberAddRequestSerializer, Cluster.Serializers.MemberAddResponseSerializer,
             cluster::memberAdd)
@@ -565,10 +568,10 @@ public final class EtcdServer implements EtcdMember, AutoCloseable {
             cluster::memberList)
         .method("MemberPromote", Cluster.Serializers.MemberPromoteRequestSerializer,
             Cluster.Serializers.MemberPromoteResponseSerializer, cluster::memberPromote)
-        .otherwise(ClusterHandlerFactory.create(cluster, system))
+        .otherwise(ClusterHandlerFactory.create(cluster, GrpcErrors.MAPPER, system))
         .build(unaryMaterializer, system));
-    services.put("etcdserverpb.Watch", WatchHandlerFactory.create(new WatchService(this, hub, system, config.watchProgressNotifyInterval()), system));
-    LeaseService lease = new LeaseService(this, lessor, leases);
+    services.put("etcdserverpb.Watch", WatchHandlerFactory.create(shared.watch(), system));
+    LeaseService lease = shared.lease();
     services.put("etcdserverpb.Lease", UnaryGrpcHandler.builder()
         .method("LeaseGrant", Lease.Serializers.LeaseGrantRequestSerializer, Lease.Serializers.LeaseGrantResponseSerializer,
             lease::leaseGrant)
@@ -578,9 +581,9 @@ public final class EtcdServer implements EtcdMember, AutoCloseable {
             Lease.Serializers.LeaseTimeToLiveResponseSerializer, lease::leaseTimeToLive)
         .method("LeaseLeases", Lease.Serializers.LeaseLeasesRequestSerializer, Lease.Serializers.LeaseLeasesResponseSerializer,
             lease::leaseLeases)
-        .otherwise(LeaseHandlerFactory.create(lease, system))
+        .otherwise(LeaseHandlerFactory.create(lease, GrpcErrors.MAPPER, system))
         .build(unaryMaterializer, system));
-    services.put("grpc.health.v1.Health", HealthHandlerFactory.create(new HealthService(this), system));
+    services.put("grpc.health.v1.Health", HealthHandlerFactory.create(shared.health(), system));
     ClientRouter router = new ClientRouter(services, this, Materializer.matFromSystem(system));
     for (URI url : config.listenClientUrls()) {
       ServerBinding binding = Http.get(system).newServerAt(url.getHost(), url.getPort()).bind(router)
