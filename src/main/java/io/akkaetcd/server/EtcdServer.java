@@ -21,6 +21,7 @@ import com.typesafe.config.ConfigFactory;
 import io.akkaetcd.api.ClientRouter;
 import io.akkaetcd.api.ClientServices;
 import io.akkaetcd.api.GrpcErrors;
+import io.akkaetcd.embed.EtcdClient;
 import io.akkaetcd.api.ClusterService;
 import io.akkaetcd.errors.EtcdError;
 import io.akkaetcd.errors.EtcdException;
@@ -131,6 +132,8 @@ public final class EtcdServer implements EtcdMember, AutoCloseable {
   private final PeerActivity links;
   /** Completes once the actors are stopped and the store is closed. */
   private final CompletableFuture<Void> stopped = new CompletableFuture<>();
+  /** The in-process client, on the same service instances as the client URLs; set before they are bound. */
+  private volatile EtcdClient client;
   /** Completes once clients are served (see {@link #ready()}); set before the client URLs are bound. */
   private volatile CompletableFuture<Void> ready = CompletableFuture.completedFuture(null);
 
@@ -354,6 +357,7 @@ public final class EtcdServer implements EtcdMember, AutoCloseable {
     try {
       ClientServices services = ClientServices.create(server, kv, lessor, leaseForwarding.join(), hub, system,
           config.watchProgressNotifyInterval());
+      server.client = EtcdClient.create(server, services, system.executionContext());
       server.bindClientUrls(services);
     } catch (RuntimeException e) {
       server.close();
@@ -627,6 +631,14 @@ public final class EtcdServer implements EtcdMember, AutoCloseable {
   @Override
   public String name(ClusterMembers.Member m) {
     return attributes.nameOf(m);
+  }
+
+  /**
+   * The in-process client of this member: the etcd API without gRPC, through the same services as
+   * the client URLs (same semantics and errors; a follower forwards as over gRPC).
+   */
+  public EtcdClient client() {
+    return client;
   }
 
   /** The address each --listen-client-urls is bound to (the real port when 0 was asked). */
