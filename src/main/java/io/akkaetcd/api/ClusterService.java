@@ -1,5 +1,6 @@
 package io.akkaetcd.api;
 
+import io.akkaetcd.errors.EtcdFailures;
 import io.akkaetcd.errors.EtcdError;
 import io.akkaetcd.cluster.ClusterMembers;
 import io.akkaetcd.proto.etcdserverpb.Cluster;
@@ -52,9 +53,9 @@ public final class ClusterService implements Cluster {
     try {
       urls = in.getPeerURLsList().stream().map(URI::create).toList();
     } catch (IllegalArgumentException e) {
-      return CompletableFuture.failedFuture(GrpcErrors.toGrpc(EtcdError.MEMBER_BAD_URLS.exception()));
+      return CompletableFuture.failedFuture(EtcdError.MEMBER_BAD_URLS.exception());
     }
-    return GrpcErrors.handled(() -> member.addMember(urls, in.getIsLearner()).thenApply(members -> {
+    return EtcdFailures.guarded(() -> member.addMember(urls, in.getIsLearner()).thenApply(members -> {
       MemberAddResponse.Builder b = MemberAddResponse.newBuilder().setHeader(member.header(0));
       members.members().forEach(m -> {
         Member p = toProto(m);
@@ -69,7 +70,7 @@ public final class ClusterService implements Cluster {
 
   @Override
   public CompletionStage<MemberRemoveResponse> memberRemove(MemberRemoveRequest in) {
-    return GrpcErrors.handled(() -> member.removeMember(in.getID()).thenApply(members -> {
+    return EtcdFailures.guarded(() -> member.removeMember(in.getID()).thenApply(members -> {
       MemberRemoveResponse.Builder b = MemberRemoveResponse.newBuilder().setHeader(member.header(0));
       members.members().forEach(m -> b.addMembers(toProto(m)));
       return b.build();
@@ -82,9 +83,9 @@ public final class ClusterService implements Cluster {
     try {
       urls = in.getPeerURLsList().stream().map(URI::create).toList();
     } catch (IllegalArgumentException e) {
-      return CompletableFuture.failedFuture(GrpcErrors.toGrpc(EtcdError.MEMBER_BAD_URLS.exception()));
+      return CompletableFuture.failedFuture(EtcdError.MEMBER_BAD_URLS.exception());
     }
-    return GrpcErrors.handled(() -> member.updateMember(in.getID(), urls).thenApply(members -> {
+    return EtcdFailures.guarded(() -> member.updateMember(in.getID(), urls).thenApply(members -> {
       MemberUpdateResponse.Builder b = MemberUpdateResponse.newBuilder().setHeader(member.header(0));
       members.members().forEach(m -> b.addMembers(toProto(m)));
       return b.build();
@@ -93,7 +94,7 @@ public final class ClusterService implements Cluster {
 
   @Override
   public CompletionStage<MemberPromoteResponse> memberPromote(MemberPromoteRequest in) {
-    return GrpcErrors.handled(() -> member.promoteMember(in.getID()).thenApply(members -> {
+    return EtcdFailures.guarded(() -> member.promoteMember(in.getID()).thenApply(members -> {
       MemberPromoteResponse.Builder b = MemberPromoteResponse.newBuilder().setHeader(member.header(0));
       members.members().forEach(m -> b.addMembers(toProto(m)));
       return b.build();

@@ -1,37 +1,51 @@
 package io.akkaetcd.api;
 
-import io.akkaetcd.errors.EtcdException;
-import io.akkaetcd.errors.EtcdError;
+import akka.actor.ActorSystem;
 import akka.grpc.GrpcServiceException;
+import akka.grpc.Trailers;
+import akka.grpc.javadsl.GrpcExceptionHandler;
+import io.akkaetcd.errors.EtcdError;
+import io.akkaetcd.errors.EtcdException;
+import io.akkaetcd.errors.EtcdFailures;
 import io.grpc.Status;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
-import java.util.concurrent.CompletionStage;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeoutException;
-import java.util.function.Supplier;
 
-/** Turns whatever failed below the API into the gRPC status a client of etcd would see. */
+/**
+ * The gRPC transport's mapping of failures: whatever a service failed with becomes the gRPC status
+ * a client of etcd would see. Services fail transport-neutrally ({@link EtcdException}); only the
+ * gRPC handlers call this.
+ */
 public final class GrpcErrors {
   private GrpcErrors() {}
 
+  /** grpc-go's receive limit over the request limit, as etcd configures it. */
+  public static final int RECEIVE_OVERHEAD_BYTES = 512 * 1024;
+
+  /**
+   * The gRPC status of a service's failure: etcd's code and text for an {@link EtcdException} (or
+   * a timeout), a {@link GrpcServiceException} as is, and INTERNAL with the message for anything
+   * else. The one place the gRPC transport maps service failures.
+   */
   public static RuntimeException toGrpc(Throwable t) {
-    Throwable cause = t;
-    while ((cause instanceof CompletionException || cause instanceof ExecutionException)
-        && cause.getCause() != null) {
-      cause = cause.getCause();
-    }
+    Throwable cause = EtcdFailures.cause(t);
     if (cause instanceof EtcdException e) {
       return toGrpc(e);
     }
     if (cause instanceof GrpcServiceException g) {
       return g;
     }
-    if (cause instanceof TimeoutException) {
-      return GrpcErrors.toGrpc(EtcdError.TIMEOUT.exception());
-    }
     return new GrpcServiceException(Status.INTERNAL.withDescription(String.valueOf(cause.getMessage())));
   }
+
+  /**
+   * For Akka gRPC's generated handlers: a service failure (a stream's too) mapped by
+   * {@link #toGrpc(Throwable)}, then written as Akka gRPC writes a status. The generated handler's
+   * own "not implemented" stays Akka gRPC's UNIMPLEMENTED.
+   */
+  public static final akka.japi.Function<ActorSystem, akka.japi.Function<Throwable, Trailers>> MAPPER =
+      system -> {
+        akka.japi.Function<Throwable, Trailers> standard = GrpcExceptionHandler.defaultMapper().apply(system);
+        return t -> standard.apply(EtcdFailures.cause(t) instanceof UnsupportedOperationException u ? u : toGrpc(t));
+      };
 
   /** etcd's error as grpc-go's server sends it: the code and the exact text. */
   public static GrpcServiceException toGrpc(EtcdException e) {
@@ -41,25 +55,6 @@ public final class GrpcErrors {
   /** The gRPC status of an etcd error. */
   public static Status status(EtcdError error) {
     return Status.fromCodeValue(error.code().value()).withDescription(error.text());
-  }
-
-  /**
-   * Runs a request's handling and turns every failure, thrown at once or completed later, into the
-   * gRPC status etcd would answer.
-   */
-  public static <T> CompletionStage<T> handled(Supplier<CompletionStage<T>> body) {
-    CompletionStage<T> result;
-    try {
-      result = body.get();
-    } catch (RuntimeException e) {
-      return CompletableFuture.failedFuture(toGrpc(e));
-    }
-    return result.handle((r, e) -> {
-      if (e != null) {
-        throw toGrpc(e);
-      }
-      return r;
-    });
   }
 
   /** A method or service not built yet: UNIMPLEMENTED, as grpc-go answers an unknown method. */

@@ -2,6 +2,7 @@ package io.akkaetcd.api;
 
 import io.akkaetcd.apply.KvRequestValidator;
 import io.akkaetcd.errors.EtcdError;
+import io.akkaetcd.errors.EtcdFailures;
 import io.akkaetcd.apply.KvApplier;
 import io.akkaetcd.proto.etcdserverpb.CompactionRequest;
 import io.akkaetcd.proto.etcdserverpb.CompactionResponse;
@@ -15,7 +16,6 @@ import io.akkaetcd.proto.etcdserverpb.RangeRequest;
 import io.akkaetcd.proto.etcdserverpb.RangeResponse;
 import io.akkaetcd.proto.etcdserverpb.TxnRequest;
 import io.akkaetcd.proto.etcdserverpb.TxnResponse;
-import com.google.protobuf.Message;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.function.Supplier;
@@ -23,12 +23,10 @@ import java.util.function.Supplier;
 /**
  * etcd's KV service. Checks requests as etcd's gRPC layer does, sends writes through Raft, and
  * serves reads from the MVCC store on the read executor: linearizable reads after a read-index
- * barrier, serializable ones at once. Never touches state itself.
+ * barrier, serializable ones at once. Never touches state itself. Transport-neutral: fails with
+ * {@link io.akkaetcd.errors.EtcdException}; each transport maps that (gRPC in {@link UnaryGrpcHandler}).
  */
 public final class KvService implements KV {
-  /** grpc-go's receive limit over the request limit, as etcd configures it. */
-  static final int GRPC_OVERHEAD_BYTES = 512 * 1024;
-
   private final EtcdMember member;
   private final KvApplier applier;
 
@@ -39,7 +37,7 @@ public final class KvService implements KV {
 
   @Override
   public CompletionStage<RangeResponse> range(RangeRequest in) {
-    return handle(in, () -> {
+    return EtcdFailures.guarded(() -> {
       KvRequestValidator.checkRange(in);
       if (!in.getSerializable() && member.isLearner()) {
         throw EtcdError.NOT_SUPPORTED_FOR_LEARNER.exception(); // a learner serves serializable reads only
@@ -53,7 +51,7 @@ public final class KvService implements KV {
 
   @Override
   public CompletionStage<PutResponse> put(PutRequest in) {
-    return handle(in, () -> {
+    return EtcdFailures.guarded(() -> {
       KvRequestValidator.checkPut(in);
       checkQuota();
       return member.propose(InternalRaftRequest.newBuilder().setPut(in))
@@ -63,7 +61,7 @@ public final class KvService implements KV {
 
   @Override
   public CompletionStage<DeleteRangeResponse> deleteRange(DeleteRangeRequest in) {
-    return handle(in, () -> {
+    return EtcdFailures.guarded(() -> {
       KvRequestValidator.checkDeleteRange(in);
       return member.propose(InternalRaftRequest.newBuilder().setDeleteRange(in))
           .thenApply(r -> withHeader((DeleteRangeResponse) r));
@@ -72,7 +70,7 @@ public final class KvService implements KV {
 
   @Override
   public CompletionStage<TxnResponse> txn(TxnRequest in) {
-    return handle(in, () -> {
+    return EtcdFailures.guarded(() -> {
       KvRequestValidator.checkTxn(in, member.maxTxnOps());
       if (KvApplier.isReadOnly(in)) {
         // etcd serves a txn without writes as a (linearizable) read, not through Raft.
@@ -86,7 +84,7 @@ public final class KvService implements KV {
 
   @Override
   public CompletionStage<CompactionResponse> compact(CompactionRequest in) {
-    return handle(in, () -> {
+    return EtcdFailures.guarded(() -> {
       KvRequestValidator.checkCompaction(in);
       return member.propose(InternalRaftRequest.newBuilder().setCompaction(in))
           .thenApply(r -> withHeader((CompactionResponse) r));
@@ -104,17 +102,6 @@ public final class KvService implements KV {
     if (member.store().dbSize() > member.quotaBackendBytes()) {
       throw EtcdError.NO_SPACE.exception();
     }
-  }
-
-  /** Checks the message size as grpc-go's receive limit would, then handles it with etcd's errors. */
-  private <T> CompletionStage<T> handle(Message in, Supplier<CompletionStage<T>> body) {
-    return GrpcErrors.handled(() -> {
-      int limit = member.maxRequestBytes() + GRPC_OVERHEAD_BYTES;
-      if (in.getSerializedSize() > limit) {
-        throw GrpcErrors.messageTooLarge(in.getSerializedSize(), limit);
-      }
-      return body.get();
-    });
   }
 
   private PutResponse withHeader(PutResponse r) {

@@ -1,9 +1,9 @@
 package io.akkaetcd.api;
 
+import io.akkaetcd.errors.EtcdFailures;
 import io.akkaetcd.errors.EtcdError;
 import akka.NotUsed;
 import akka.stream.javadsl.Source;
-import akka.japi.pf.PFBuilder;
 import io.akkaetcd.lease.LeaseForwarding;
 import io.akkaetcd.lease.Lessor;
 import io.akkaetcd.mvcc.KeyOrder;
@@ -40,7 +40,7 @@ public final class LeaseService implements Lease {
 
   @Override
   public CompletionStage<LeaseGrantResponse> leaseGrant(LeaseGrantRequest in) {
-    return GrpcErrors.handled(() -> {
+    return EtcdFailures.guarded(() -> {
       if (in.getTTL() > Lessor.MAX_TTL) {
         throw EtcdError.LEASE_TTL_TOO_LARGE.exception();
       }
@@ -54,7 +54,7 @@ public final class LeaseService implements Lease {
 
   @Override
   public CompletionStage<LeaseRevokeResponse> leaseRevoke(LeaseRevokeRequest in) {
-    return GrpcErrors.handled(() -> member.propose(InternalRaftRequest.newBuilder().setLeaseRevoke(in)).thenApply(r -> {
+    return EtcdFailures.guarded(() -> member.propose(InternalRaftRequest.newBuilder().setLeaseRevoke(in)).thenApply(r -> {
       LeaseRevokeResponse v = (LeaseRevokeResponse) r;
       return v.toBuilder().setHeader(member.header(v.getHeader().getRevision())).build();
     }));
@@ -66,15 +66,12 @@ public final class LeaseService implements Lease {
             .setHeader(member.header(member.store().currentRevision()))
             .setID(req.getID())
             .setTTL(ttl)
-            .build()))
-        .mapError(new PFBuilder<Throwable, Throwable>()
-            .match(Throwable.class, GrpcErrors::toGrpc)
-            .build());
+            .build()));
   }
 
   @Override
   public CompletionStage<LeaseTimeToLiveResponse> leaseTimeToLive(LeaseTimeToLiveRequest in) {
-    return GrpcErrors.handled(() -> member.linearizableBarrier()
+    return EtcdFailures.guarded(() -> member.linearizableBarrier()
         .thenCompose(v -> leader.remainingSeconds(in.getID()))
         .thenApply(remaining -> {
       LeaseTimeToLiveResponse.Builder b = LeaseTimeToLiveResponse.newBuilder()
@@ -94,7 +91,7 @@ public final class LeaseService implements Lease {
 
   @Override
   public CompletionStage<LeaseLeasesResponse> leaseLeases(LeaseLeasesRequest in) {
-    return GrpcErrors.handled(() -> member.linearizableBarrier().thenApply(v -> {
+    return EtcdFailures.guarded(() -> member.linearizableBarrier().thenApply(v -> {
       LeaseLeasesResponse.Builder b = LeaseLeasesResponse.newBuilder()
           .setHeader(member.header(member.store().currentRevision()));
       lessor.ids().stream().sorted().forEach(id -> b.addLeases(LeaseStatus.newBuilder().setID(id)));

@@ -1,5 +1,6 @@
 package io.akkaetcd.api;
 
+import io.akkaetcd.errors.EtcdFailures;
 import akka.NotUsed;
 import akka.stream.javadsl.Source;
 import io.akkaetcd.mvcc.KvStore;
@@ -95,7 +96,7 @@ public final class MaintenanceService implements Maintenance {
 
   @Override
   public CompletionStage<MoveLeaderResponse> moveLeader(MoveLeaderRequest in) {
-    return GrpcErrors.handled(() -> member.moveLeader(in.getTargetID())
+    return EtcdFailures.guarded(() -> member.moveLeader(in.getTargetID())
         .thenApply(v -> MoveLeaderResponse.newBuilder().setHeader(member.header(member.store().currentRevision())).build()));
   }
 
@@ -109,12 +110,6 @@ public final class MaintenanceService implements Maintenance {
   }
 
   private <T> CompletionStage<T> async(Supplier<T> body) {
-    return CompletableFuture.supplyAsync(body, member.readExecutor())
-        .handle((r, e) -> {
-          if (e != null) {
-            throw GrpcErrors.toGrpc(e);
-          }
-          return r;
-        });
+    return CompletableFuture.supplyAsync(body, member.readExecutor());
   }
 }

@@ -21,7 +21,8 @@ import java.util.concurrent.Executor;
 
 /**
  * A handler for a service of unary methods that does what Akka gRPC's generated handler does
- * (negotiate the protocol, unmarshal, call, marshal, map failures to gRPC status) but runs each
+ * (negotiate the protocol, unmarshal, call, marshal, map failures to gRPC status: for the services'
+ * transport-neutral failures this is the one place that is done) but runs each
  * step on the thread that finished the one before, with readers and writers built once
  * ({@link GrpcNegotiation}).
  *
@@ -54,7 +55,28 @@ public final class UnaryGrpcHandler implements Function<HttpRequest, CompletionS
    */
   private record Parsed<Q>(Q request, Exception malformed) {}
 
-  private static <Q> ProtobufSerializer<Parsed<Q>> parsing(ProtobufSerializer<Q> in) {
+  /** A request refused before any service saw it: its error goes to Akka gRPC's mapper as is. */
+  private static final class Malformed extends RuntimeException {
+    Malformed(Exception cause) {
+      super(cause.getMessage(), cause, false, false);
+    }
+  }
+
+  /**
+   * The gRPC transport's one mapping of a service's failure ({@link GrpcErrors#toGrpc}); a
+   * malformed or oversized request keeps the status Akka gRPC gives it.
+   */
+  private static Throwable grpcStatus(Throwable error) {
+    Throwable cause = error instanceof java.util.concurrent.CompletionException && error.getCause() != null
+        ? error.getCause() : error;
+    return cause instanceof Malformed malformed ? malformed.getCause() : GrpcErrors.toGrpc(cause);
+  }
+
+  /**
+   * Parses a request, refusing one over {@code limit} bytes as grpc-go's receive limit does (a
+   * gRPC transport rule, checked before the message is parsed).
+   */
+  private static <Q> ProtobufSerializer<Parsed<Q>> parsing(ProtobufSerializer<Q> in, int limit) {
     return new ProtobufSerializer<>() {
       @Override
       public akka.util.ByteString serialize(Parsed<Q> p) {
@@ -63,6 +85,9 @@ public final class UnaryGrpcHandler implements Function<HttpRequest, CompletionS
 
       @Override
       public Parsed<Q> deserialize(akka.util.ByteString bytes) {
+        if (bytes.size() > limit) {
+          return new Parsed<>(null, GrpcErrors.messageTooLarge(bytes.size(), limit));
+        }
         try {
           return new Parsed<>(in.deserialize(bytes), null);
         } catch (Exception e) { // protobuf's parse error, thrown unchecked through Scala
@@ -95,10 +120,20 @@ public final class UnaryGrpcHandler implements Function<HttpRequest, CompletionS
   public static final class Builder {
     private final Map<String, Method<?, ?>> methods = new HashMap<>();
     private Function<HttpRequest, CompletionStage<HttpResponse>> otherwise = request -> NOT_FOUND;
+    private int receiveLimit = Integer.MAX_VALUE;
+
+    /**
+     * grpc-go's receive limit for the methods added after this: a larger request message is
+     * answered RESOURCE_EXHAUSTED without being parsed ({@link GrpcErrors#messageTooLarge}).
+     */
+    public Builder receiveLimit(int bytes) {
+      this.receiveLimit = bytes;
+      return this;
+    }
 
     public <Q, R> Builder method(String name, ProtobufSerializer<Q> in, ProtobufSerializer<R> out,
         java.util.function.Function<Q, CompletionStage<R>> call) {
-      methods.put(name, new Method<>(parsing(in), out, call));
+      methods.put(name, new Method<>(parsing(in, receiveLimit), out, call));
       return this;
     }
 
@@ -132,10 +167,10 @@ public final class UnaryGrpcHandler implements Function<HttpRequest, CompletionS
     CompletableFuture<HttpResponse> out = new CompletableFuture<>();
     GrpcMarshalling.unmarshal(request.entity(), m.in(), materializer, reader)
         .thenComposeAsync(p -> p.malformed() == null ? m.call().apply(p.request())
-            : CompletableFuture.<R>failedFuture(p.malformed()), SAME_THREAD)
+            : CompletableFuture.<R>failedFuture(new Malformed(p.malformed())), SAME_THREAD)
         .handleAsync((response, error) -> error == null
             ? GrpcMarshalling.marshal(response, m.out(), writer, system, errors)
-            : GrpcExceptionHandler.standard(error, errors, writer, system), SAME_THREAD)
+            : GrpcExceptionHandler.standard(grpcStatus(error), errors, writer, system), SAME_THREAD)
         .whenComplete((marshalled, failure) -> {
           if (failure != null) {
             out.completeExceptionally(failure);

@@ -43,7 +43,7 @@ public final class WatchService implements Watch {
     ActorRef<WatchRouter.Command>[] self = new ActorRef[1];
     ActorRef<WatchRouter.Command> router = system.systemActorOf(
         WatchRouter.create(member.store(), out.first(), member::header,
-            member.maxRequestBytes() + KvService.GRPC_OVERHEAD_BYTES, progressInterval,
+            member.maxRequestBytes() + GrpcErrors.RECEIVE_OVERHEAD_BYTES, progressInterval,
             () -> hub.unregister(self[0])),
         "watch-stream-" + streams.incrementAndGet(),
         DispatcherSelector.fromConfig("akka-etcd.read-dispatcher"));

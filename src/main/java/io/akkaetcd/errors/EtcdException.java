@@ -1,6 +1,9 @@
 package io.akkaetcd.errors;
 
-/** An etcd error raised anywhere below the API; the API turns it into its gRPC status as is. */
+/**
+ * An etcd error raised anywhere, the services included: transport-neutral. The gRPC transport
+ * turns it into its status as is; the in-process client hands it to the caller.
+ */
 public final class EtcdException extends RuntimeException {
   private final EtcdError error;
 

@@ -19,15 +19,16 @@ import com.google.protobuf.ByteString;
 import com.typesafe.config.Config;
 import com.typesafe.config.ConfigFactory;
 import io.akkaetcd.api.ClientRouter;
+import io.akkaetcd.api.ClientServices;
+import io.akkaetcd.api.GrpcErrors;
+import io.akkaetcd.embed.EtcdClient;
 import io.akkaetcd.api.ClusterService;
 import io.akkaetcd.errors.EtcdError;
 import io.akkaetcd.errors.EtcdException;
 import io.akkaetcd.api.EtcdMember;
-import io.akkaetcd.api.HealthService;
 import io.akkaetcd.api.KvService;
 import io.akkaetcd.api.LeaseService;
 import io.akkaetcd.api.UnaryGrpcHandler;
-import io.akkaetcd.api.WatchService;
 import io.akkaetcd.watch.WatchHub;
 import io.akkaetcd.lease.LeaseExpiry;
 import io.akkaetcd.lease.LeaseForwarding;
@@ -132,6 +133,8 @@ public final class EtcdServer implements EtcdMember, AutoCloseable {
   private final PeerActivity links;
   /** Completes once the actors are stopped and the store is closed. */
   private final CompletableFuture<Void> stopped = new CompletableFuture<>();
+  /** The in-process client, on the same service instances as the client URLs; set before they are bound. */
+  private volatile EtcdClient client;
   /** Completes once clients are served (see {@link #ready()}); set before the client URLs are bound. */
   private volatile CompletableFuture<Void> ready = CompletableFuture.completedFuture(null);
   /** Completes once this member's name and client URLs, as its flags give them now, are recorded. */
@@ -362,7 +365,10 @@ public final class EtcdServer implements EtcdMember, AutoCloseable {
       server.ready = server.published;
     }
     try {
-      server.bindClientUrls(kv, lessor, leaseForwarding.join(), hub);
+      ClientServices services = ClientServices.create(server, kv, lessor, leaseForwarding.join(), hub, system,
+          config.watchProgressNotifyInterval());
+      server.client = EtcdClient.create(server, services, system.executionContext());
+      server.bindClientUrls(services);
     } catch (RuntimeException e) {
       server.close();
       throw e;
@@ -531,11 +537,12 @@ public final class EtcdServer implements EtcdMember, AutoCloseable {
     return ConfigFactory.parseMap(overrides).withFallback(ConfigFactory.load());
   }
 
-  private void bindClientUrls(KvApplier kv, Lessor lessor, LeaseForwarding leases, WatchHub hub) {
+  private void bindClientUrls(ClientServices shared) {
     Map<String, Function<HttpRequest, CompletionStage<HttpResponse>>> services = new LinkedHashMap<>();
     Materializer unaryMaterializer = SystemMaterializer.get(system).materializer();
-    KvService kvService = new KvService(this, kv);
+    KvService kvService = shared.kv();
     services.put("etcdserverpb.KV", UnaryGrpcHandler.builder()
+        .receiveLimit(config.maxRequestBytes() + GrpcErrors.RECEIVE_OVERHEAD_BYTES)
         .method("Range", KV.Serializers.RangeRequestSerializer, KV.Serializers.RangeResponseSerializer, kvService::range)
         .method("Put", KV.Serializers.PutRequestSerializer, KV.Serializers.PutResponseSerializer, kvService::put)
         .method("DeleteRange", KV.Serializers.DeleteRangeRequestSerializer, KV.Serializers.DeleteRangeResponseSerializer,
@@ -546,7 +553,7 @@ public final class EtcdServer implements EtcdMember, AutoCloseable {
         .build(unaryMaterializer, system));
     // Unary methods through UnaryGrpcHandler as well: a malformed request is answered INTERNAL (the
     // generated handlers fail the request's stream, and a client may read the reset, CANCELLED).
-    MaintenanceService maintenance = new MaintenanceService(this);
+    MaintenanceService maintenance = shared.maintenance();
     services.put("etcdserverpb.Maintenance", UnaryGrpcHandler.builder()
         .method("Alarm", Maintenance.Serializers.AlarmRequestSerializer, Maintenance.Serializers.AlarmResponseSerializer,
             maintenance::alarm)
@@ -562,9 +569,9 @@ public final class EtcdServer implements EtcdMember, AutoCloseable {
             Maintenance.Serializers.MoveLeaderResponseSerializer, maintenance::moveLeader)
         .method("Downgrade", Maintenance.Serializers.DowngradeRequestSerializer,
             Maintenance.Serializers.DowngradeResponseSerializer, maintenance::downgrade)
-        .otherwise(MaintenanceHandlerFactory.create(maintenance, system))
+        .otherwise(MaintenanceHandlerFactory.create(maintenance, GrpcErrors.MAPPER, system))
         .build(unaryMaterializer, system));
-    ClusterService cluster = new ClusterService(this);
+    ClusterService cluster = shared.cluster();
     services.put("etcdserverpb.Cluster", UnaryGrpcHandler.builder()
         .method("MemberAdd", Cluster.Serializers.MemberAddRequestSerializer, Cluster.Serializers.MemberAddResponseSerializer,
             cluster::memberAdd)
@@ -576,10 +583,10 @@ public final class EtcdServer implements EtcdMember, AutoCloseable {
             cluster::memberList)
         .method("MemberPromote", Cluster.Serializers.MemberPromoteRequestSerializer,
             Cluster.Serializers.MemberPromoteResponseSerializer, cluster::memberPromote)
-        .otherwise(ClusterHandlerFactory.create(cluster, system))
+        .otherwise(ClusterHandlerFactory.create(cluster, GrpcErrors.MAPPER, system))
         .build(unaryMaterializer, system));
-    services.put("etcdserverpb.Watch", WatchHandlerFactory.create(new WatchService(this, hub, system, config.watchProgressNotifyInterval()), system));
-    LeaseService lease = new LeaseService(this, lessor, leases);
+    services.put("etcdserverpb.Watch", WatchHandlerFactory.create(shared.watch(), system));
+    LeaseService lease = shared.lease();
     services.put("etcdserverpb.Lease", UnaryGrpcHandler.builder()
         .method("LeaseGrant", Lease.Serializers.LeaseGrantRequestSerializer, Lease.Serializers.LeaseGrantResponseSerializer,
             lease::leaseGrant)
@@ -589,9 +596,9 @@ public final class EtcdServer implements EtcdMember, AutoCloseable {
             Lease.Serializers.LeaseTimeToLiveResponseSerializer, lease::leaseTimeToLive)
         .method("LeaseLeases", Lease.Serializers.LeaseLeasesRequestSerializer, Lease.Serializers.LeaseLeasesResponseSerializer,
             lease::leaseLeases)
-        .otherwise(LeaseHandlerFactory.create(lease, system))
+        .otherwise(LeaseHandlerFactory.create(lease, GrpcErrors.MAPPER, system))
         .build(unaryMaterializer, system));
-    services.put("grpc.health.v1.Health", HealthHandlerFactory.create(new HealthService(this), system));
+    services.put("grpc.health.v1.Health", HealthHandlerFactory.create(shared.health(), system));
     ClientRouter router = new ClientRouter(services, this, Materializer.matFromSystem(system));
     for (URI url : config.listenClientUrls()) {
       ServerBinding binding;
@@ -641,6 +648,14 @@ public final class EtcdServer implements EtcdMember, AutoCloseable {
   @Override
   public String name(ClusterMembers.Member m) {
     return attributes.nameOf(m);
+  }
+
+  /**
+   * The in-process client of this member: the etcd API without gRPC, through the same services as
+   * the client URLs (same semantics and errors; a follower forwards as over gRPC).
+   */
+  public EtcdClient client() {
+    return client;
   }
 
   /** The address each --listen-client-urls is bound to (the real port when 0 was asked). */

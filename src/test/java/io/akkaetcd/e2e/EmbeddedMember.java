@@ -14,9 +14,10 @@ import java.util.Map;
 
 /**
  * An akka-etcd member embedded in the test JVM on free loopback ports, with a jetcd client, that
- * can be restarted on the same data directory (same ports, same identity).
+ * can be restarted on the same data directory (same ports, same identity). Public for the
+ * contract tests of other packages (the in-process client's).
  */
-final class EmbeddedMember implements AutoCloseable {
+public final class EmbeddedMember implements AutoCloseable {
   private final Path dataDir;
   private final int port = Ports.free();
   private final int peerPort = Ports.free();
@@ -24,7 +25,7 @@ final class EmbeddedMember implements AutoCloseable {
   private EtcdServer server;
   private Client client;
 
-  EmbeddedMember(String... extraFlags) {
+  public EmbeddedMember(String... extraFlags) {
     try {
       this.dataDir = Files.createTempDirectory("embedded-member");
     } catch (IOException e) {
@@ -34,19 +35,19 @@ final class EmbeddedMember implements AutoCloseable {
     start();
   }
 
-  String url() {
+  public String url() {
     return "http://127.0.0.1:" + port;
   }
 
-  int port() {
+  public int port() {
     return port;
   }
 
-  EtcdServer server() {
+  public EtcdServer server() {
     return server;
   }
 
-  Client client() {
+  public Client client() {
     return client;
   }
 

@@ -1,0 +1,60 @@
+package io.akkaetcd.embed;
+
+import akka.NotUsed;
+import akka.stream.javadsl.Source;
+import com.google.protobuf.ByteString;
+import io.akkaetcd.api.WatchService;
+import io.akkaetcd.errors.EtcdError;
+import io.akkaetcd.errors.EtcdFailures;
+import io.akkaetcd.proto.etcdserverpb.WatchCreateRequest;
+import io.akkaetcd.proto.etcdserverpb.WatchRequest;
+import io.akkaetcd.proto.etcdserverpb.WatchResponse;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * etcd's Watch service in-process: each materialization of a {@link #watch} source is one watch
+ * stream through the same {@link WatchService} (its own {@code WatchRouter}, registered with the
+ * member's {@code WatchHub}) as a gRPC Watch call, so events, progress and cancellation follow the
+ * wire API exactly: the first response says {@code created}, then come events in revision order
+ * (history first when {@code start_revision} is in the past); a compacted start revision ends the
+ * watch with a {@code canceled} response carrying {@code compact_revision}. Cancelling the source
+ * (or its consumer stopping) ends the watch.
+ */
+public final class Watch {
+  private final Calls calls;
+  private final WatchService service;
+
+  Watch(Calls calls, WatchService service) {
+    this.calls = calls;
+    this.service = service;
+  }
+
+  /** A watch as {@code request} describes it (key, range end, start revision, filters, options). */
+  public Source<WatchResponse, NotUsed> watch(WatchCreateRequest request) {
+    return Source.fromMaterializer((mat, attributes) -> {
+      if (calls.member().isLearner()) {
+        return Source.<WatchResponse>failed(EtcdError.NOT_SUPPORTED_FOR_LEARNER.exception());
+      }
+      // The watch stream's input: the create request, then open until the output terminates.
+      CompletableFuture<Optional<WatchRequest>> inputEnd = new CompletableFuture<>();
+      Source<WatchRequest, NotUsed> input = Source.<WatchRequest>maybe()
+          .mapMaterializedValue(end -> {
+            inputEnd.whenComplete((v, e) -> end.complete(Optional.empty()));
+            return NotUsed.getInstance();
+          })
+          .prepend(Source.single(WatchRequest.newBuilder().setCreateRequest(request).build()));
+      return service.watch(input)
+          .watchTermination((m, done) -> {
+            done.whenComplete((d, e) -> inputEnd.complete(Optional.empty()));
+            return m;
+          })
+          .mapError(Throwable.class, EtcdFailures::cause);
+    }).mapMaterializedValue(f -> NotUsed.getInstance());
+  }
+
+  /** Watches one key from {@code startRevision} (0: from now on). */
+  public Source<WatchResponse, NotUsed> watch(ByteString key, long startRevision) {
+    return watch(WatchCreateRequest.newBuilder().setKey(key).setStartRevision(startRevision).build());
+  }
+}
