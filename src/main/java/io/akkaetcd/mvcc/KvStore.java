@@ -87,7 +87,7 @@ public interface KvStore extends AutoCloseable {
    * The events of the revisions in {@code [fromRev, toRev]} (bounded by the current revision), in
    * revision order, each with the key's previous live kv as prev_kv when history still has it.
    *
-   * @throws io.akkaetcd.api.EtcdException COMPACTED if {@code fromRev <= compactRevision()}
+   * @throws io.akkaetcd.api.EtcdException COMPACTED if {@code fromRev < compactRevision()}
    */
   List<Event> events(long fromRev, long toRev);
 

@@ -468,7 +468,9 @@ public final class MvccStore implements KvStore {
   }
 
   private List<Event> readEvents(long fromRev, long toRev) {
-    if (fromRev <= compactRevision) {
+    // The compaction revision is kept (the newest row of each live key at it), so history from
+    // it on is complete, as etcd's watch reads it.
+    if (fromRev < compactRevision) {
       throw EtcdError.COMPACTED.exception();
     }
     long to = Math.min(toRev, currentRevision);
@@ -494,7 +496,7 @@ public final class MvccStore implements KvStore {
     } finally {
       closeQuietly(snapshot);
     }
-    if (fromRev <= compactRevision) {
+    if (fromRev < compactRevision) {
       throw EtcdError.COMPACTED.exception(); // compacted while reading
     }
     return out;

@@ -155,6 +155,21 @@ class MvccStoreTest {
   }
 
   @Test
+  void historyIsReadFromTheCompactionRevisionOnButNotBelowIt() throws Exception {
+    try (MvccStore s = MvccStore.open(Files.createTempDirectory(tmp, "mvcc"))) {
+      for (int i = 1; i <= 3; i++) {
+        put(s, i, "w", Integer.toString(i)); // revisions 2, 3, 4
+      }
+      s.compact(3).toCompletableFuture().get(10, TimeUnit.SECONDS);
+      // etcd's watch: a start revision at the compaction revision is served, only one below fails.
+      List<Event> events = s.events(3, 4);
+      assertEquals(List.of(3L, 4L), events.stream().map(e -> e.getKv().getModRevision()).toList());
+      assertEquals("2", events.get(0).getKv().getValue().toStringUtf8());
+      assertEquals(EtcdError.COMPACTED, errorOf(() -> s.events(2, 4)));
+    }
+  }
+
+  @Test
   void hashKvIsTheSameForTheSameHistoryAndDiffersOtherwise() throws Exception {
     try (MvccStore a = MvccStore.open(Files.createTempDirectory(tmp, "mvcc"));
          MvccStore b = MvccStore.open(Files.createTempDirectory(tmp, "mvcc"))) {
