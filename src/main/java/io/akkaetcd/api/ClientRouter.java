@@ -40,11 +40,23 @@ public final class ClientRouter implements Function<HttpRequest, CompletionStage
     this.materializer = materializer;
   }
 
+  /** Set once the first request was answered (see {@link EtcdMember#firstRequestAnswered}). */
+  private volatile boolean answered;
+
   @Override
   public CompletionStage<HttpResponse> apply(HttpRequest req) throws Exception {
     CompletionStage<Void> ready = member.ready();
     if (ready.toCompletableFuture().isDone()) {
-      return route(req);
+      CompletionStage<HttpResponse> resp = route(req);
+      if (!answered) {
+        resp.thenRun(() -> {
+          if (!answered) {
+            answered = true;
+            member.firstRequestAnswered();
+          }
+        });
+      }
+      return resp;
     }
     // etcd serves nothing before it is ready; a request waits for it (or for its client's deadline).
     return ready.thenComposeAsync(x -> {

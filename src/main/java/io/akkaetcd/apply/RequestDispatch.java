@@ -18,12 +18,21 @@ public final class RequestDispatch implements ApplierActor.RequestApplier {
   private final Lessor lessor;
   private final LeaseKeeper keeper;
   private final MemberAttributes attributes;
+  private final java.util.function.LongConsumer termEntryApplied;
 
-  public RequestDispatch(KvApplier kv, Lessor lessor, LeaseKeeper keeper, MemberAttributes attributes) {
+  /** @param termEntryApplied told the term of every empty entry applied (a new leader's first) */
+  public RequestDispatch(KvApplier kv, Lessor lessor, LeaseKeeper keeper, MemberAttributes attributes,
+      java.util.function.LongConsumer termEntryApplied) {
     this.kv = kv;
     this.lessor = lessor;
     this.keeper = keeper;
     this.attributes = attributes;
+    this.termEntryApplied = termEntryApplied;
+  }
+
+  @Override
+  public void emptyEntryApplied(long term) {
+    termEntryApplied.accept(term);
   }
 
   /** The response, after the lessor saw which keys the writes attached to or detached from leases. */

@@ -131,6 +131,8 @@ public final class EtcdServer implements EtcdMember, AutoCloseable {
   private final PeerActivity links;
   /** Completes once the actors are stopped and the store is closed. */
   private final CompletableFuture<Void> stopped = new CompletableFuture<>();
+  /** Run when the first client request was answered; set before the client URLs are bound. */
+  private volatile Runnable promoteAtFirstAnswer = () -> { };
   /** Completes once clients are served (see {@link #ready()}); set before the client URLs are bound. */
   private volatile CompletableFuture<Void> ready = CompletableFuture.completedFuture(null);
 
@@ -202,9 +204,10 @@ public final class EtcdServer implements EtcdMember, AutoCloseable {
     // etcd's minimum lease TTL: ceil(1.5 x election timeout), in seconds.
     long minLeaseTtl = (3 * config.electionTimeout().toMillis() + 1999) / 2000;
     Lessor lessor = Lessor.recover(store, minLeaseTtl);
-    LeaseKeeper keeper = new LeaseKeeper(System::nanoTime);
+    LeaseKeeper keeper = new LeaseKeeper(System::nanoTime, config.electionTimeout());
     // Every recovered lease has its full TTL from start, so none looks expired before the first
-    // expiry tick; the leader promotes again when it takes the lead.
+    // expiry tick; the leader promotes again when it applies its term's first entry (etcd's rule),
+    // and once it has answered its first client request (below).
     keeper.promote(lessor.ttls());
     KvApplier kv = new KvApplier(lessor);
     WatchHub hub = new WatchHub();
@@ -256,7 +259,13 @@ public final class EtcdServer implements EtcdMember, AutoCloseable {
       Adapter.actorOf(ctx, forwarding.endpointProps(), LeaseForwarding.ENDPOINT);
       leaseForwarding.complete(forwarding);
       ActorRef<ApplierActor.Command> applier = ctx.spawn(
-          ApplierActor.create(store, new RequestDispatch(kv, lessor, keeper, attributes), membership::apply, wait,
+          ApplierActor.create(store, new RequestDispatch(kv, lessor, keeper, attributes,
+                  term -> {
+                    RaftStatus now = status.get();
+                    if (now.isLeader() && now.term() == term) {
+                      keeper.promoteOnce(term, lessor::ttls); // etcd: once its term's first entry is applied
+                    }
+                  }), membership::apply, wait,
               applied, hub::committed), "applier",
           DispatcherSelector.fromConfig("akka-etcd.applier-dispatcher"));
       Consumer<Message> send = m -> { };
@@ -351,6 +360,15 @@ public final class EtcdServer implements EtcdMember, AutoCloseable {
     if (!peers.isEmpty()) {
       server.ready = server.attributes.whenRecorded(members.self().value(), config.name(), config.advertiseClientUrls());
     }
+    // etcd answers clients a moment after its new leader promotes the leases. This member may
+    // have led for seconds before it answered its first request (listeners bound after the
+    // actors start, a cold JVM's first request): time no client could use must not shorten a
+    // lease, so a leader gives every lease its full TTL again once it has answered a request.
+    server.promoteAtFirstAnswer = () -> {
+      if (server.raftStatus().isLeader()) {
+        keeper.promote(lessor.ttls());
+      }
+    };
     try {
       server.bindClientUrls(kv, lessor, leaseForwarding.join(), hub);
     } catch (RuntimeException e) {
@@ -614,6 +632,11 @@ public final class EtcdServer implements EtcdMember, AutoCloseable {
   @Override
   public CompletionStage<Void> ready() {
     return ready;
+  }
+
+  @Override
+  public void firstRequestAnswered() {
+    promoteAtFirstAnswer.run();
   }
 
   @Override
