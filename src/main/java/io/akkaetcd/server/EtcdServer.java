@@ -260,12 +260,11 @@ public final class EtcdServer implements EtcdMember, AutoCloseable {
       leaseForwarding.complete(forwarding);
       ActorRef<ApplierActor.Command> applier = ctx.spawn(
           ApplierActor.create(store, new RequestDispatch(kv, lessor, keeper, attributes,
-                  term -> {
-                    RaftStatus now = status.get();
-                    if (now.isLeader() && now.term() == term) {
-                      keeper.promoteOnce(term, lessor::ttls); // etcd: once its term's first entry is applied
-                    }
-                  }), membership::apply, wait,
+                  // etcd promotes once the leader applied its term's first entry. Every member
+                  // does here (the raft member may publish its leadership only after the applier
+                  // ran): only the leader's deadlines are read, and a member that leads later
+                  // promotes again for its own term.
+                  term -> keeper.promoteOnce(term, lessor::ttls)), membership::apply, wait,
               applied, hub::committed), "applier",
           DispatcherSelector.fromConfig("akka-etcd.applier-dispatcher"));
       Consumer<Message> send = m -> { };
