@@ -91,6 +91,9 @@ public interface EtcdMember {
 
   long quotaBackendBytes();
 
+  /** The alarms raised in the cluster, as this member applied them. */
+  io.akkaetcd.alarm.Alarms alarms();
+
   String serverVersion();
 
   /** The cluster version /version reports (etcd's etcdcluster field). */

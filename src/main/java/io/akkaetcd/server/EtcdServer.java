@@ -18,6 +18,7 @@ import akka.stream.Materializer;
 import com.google.protobuf.ByteString;
 import com.typesafe.config.Config;
 import com.typesafe.config.ConfigFactory;
+import io.akkaetcd.alarm.Alarms;
 import io.akkaetcd.api.ClientRouter;
 import io.akkaetcd.api.ClusterService;
 import io.akkaetcd.errors.EtcdError;
@@ -109,6 +110,8 @@ public final class EtcdServer implements EtcdMember, AutoCloseable {
   private final Membership membership;
   private final MemberAttributes attributes;
   private final KvStore store;
+  /** The alarms raised in the cluster, as applied here. */
+  private final Alarms alarms;
   private final ActorSystem<Void> system;
   private final RaftInbox inbox;
   private final Wait wait;
@@ -139,8 +142,10 @@ public final class EtcdServer implements EtcdMember, AutoCloseable {
   private EtcdServer(ServerConfig config, Membership membership, MemberAttributes attributes, KvStore store,
       ActorSystem<Void> system,
       RaftInbox inbox, Wait wait, AppliedIndexWait applied,
-      AtomicReference<RaftStatus> raftStatus, AtomicBoolean failed, PeerFilter filter, PeerActivity links) {
+      AtomicReference<RaftStatus> raftStatus, AtomicBoolean failed, PeerFilter filter, PeerActivity links,
+      Alarms alarms) {
     this.failed = failed;
+    this.alarms = alarms;
     this.links = links;
     this.config = config;
     this.membership = membership;
@@ -210,6 +215,7 @@ public final class EtcdServer implements EtcdMember, AutoCloseable {
     // and once it has answered its first client request (below).
     keeper.promote(lessor.ttls());
     KvApplier kv = new KvApplier(lessor);
+    Alarms alarms = Alarms.recover(store);
     WatchHub hub = new WatchHub();
     RaftMember.Settings settings = new RaftMember.Settings(members.self().value(), members.voterIds(),
         members.learnerIds(),
@@ -259,7 +265,7 @@ public final class EtcdServer implements EtcdMember, AutoCloseable {
       Adapter.actorOf(ctx, forwarding.endpointProps(), LeaseForwarding.ENDPOINT);
       leaseForwarding.complete(forwarding);
       ActorRef<ApplierActor.Command> applier = ctx.spawn(
-          ApplierActor.create(store, new RequestDispatch(kv, lessor, keeper, attributes,
+          ApplierActor.create(store, new RequestDispatch(kv, lessor, keeper, attributes, alarms,
                   // etcd promotes once the leader applied its term's first entry. Every member
                   // does here (the raft member may publish its leadership only after the applier
                   // ran): only the leader's deadlines are read, and a member that leads later
@@ -271,7 +277,7 @@ public final class EtcdServer implements EtcdMember, AutoCloseable {
       if (transport != null) {
         // Followers that need entries this log no longer holds get a snapshot of the state machine.
         SnapshotTransfers snapshots = new SnapshotTransfers(classic,
-            new ServerSnapshots(store, storeDir, membership, attributes, lessor, hub, applied, inbox, applier),
+            new ServerSnapshots(store, storeDir, membership, attributes, lessor, alarms, hub, applied, inbox, applier),
             id -> peerAddress(membership, id), inbox::snapshotSent, filter, members.clusterId());
         Adapter.actorOf(ctx, snapshots.receiverProps(), SnapshotTransfers.RECEIVER);
         PeerTransport peerTransport = transport;
@@ -308,7 +314,7 @@ public final class EtcdServer implements EtcdMember, AutoCloseable {
     }
     raftRef.join(); // the member's actors exist before clients are served
     EtcdServer server = new EtcdServer(config, membership, attributes, store, system, inbox, wait, applied, status,
-        failed, filter, links);
+        failed, filter, links, alarms);
     if (!peers.isEmpty()) {
       ((akka.actor.ExtendedActorSystem) Adapter.toClassic(system)).systemActorOf(
           PromoteForwarding.endpoint(id -> server.raftStatus().isLeader() ? server.promoteMember(id)
@@ -795,6 +801,11 @@ public final class EtcdServer implements EtcdMember, AutoCloseable {
   @Override
   public int maxTxnOps() {
     return config.maxTxnOps();
+  }
+
+  @Override
+  public Alarms alarms() {
+    return alarms;
   }
 
   @Override

@@ -27,13 +27,15 @@ import org.junit.jupiter.api.TestFactory;
  * group); a line ending in {@code <<} takes the following lines up to {@code >>} as its stdin;
  * {@code # flags: ...} gives both servers extra flags; other {@code #} lines are comments. A line
  * ending in {@code => NAME} captures the second word of its output (the id in {@code lease grant}'s
- * answer) on each server, and {@code ${NAME}} in later lines stands for that server's value. A line
+ * answer) on each server, and {@code ${NAME}} in later lines stands for that server's value
+ * ({@code ${ENDPOINT}} is the server's own endpoint; {@code ${a*64}} is 64 times "a"). A line
  * {@code restart} restarts both servers on their data directories (SIGTERM, start, wait until
  * healthy), each just before its next command.
  *
  * <p>Normalized before comparing, and nothing else: the raft term in JSON output (etcd bootstraps
  * at term 2, akka-etcd at term 1), etcdctl's own retry log lines on stderr (timestamps and random
- * client ids) and captured values (lease ids, in hex and decimal); a lease's {@code remaining(Ns)} may differ by two seconds (see {@link #sameButForTwoSecondsOfTtl}).
+ * client ids), captured values (lease ids, in hex and decimal) and each server's endpoint; a
+ * lease's {@code remaining(Ns)} may differ by two seconds (see {@link #sameButForTwoSecondsOfTtl}).
  * Revisions, member and cluster ids and error texts must match exactly.
  */
 class EtcdctlDifferentialTest {
@@ -50,6 +52,12 @@ class EtcdctlDifferentialTest {
       files = s.filter(p -> p.toString().endsWith(".txt")).sorted().toList();
     }
     assertTrue(files.size() >= 5, "scripts found in " + dir);
+    // -Ddiff.scripts=alarm.txt,quota.txt plays only those
+    String only = System.getProperty("diff.scripts", "");
+    if (!only.isEmpty()) {
+      List<String> names = List.of(only.split(","));
+      files = files.stream().filter(f -> names.contains(f.getFileName().toString())).toList();
+    }
     return files.stream().map(f -> DynamicTest.dynamicTest(f.getFileName().toString(), () -> play(parse(f))));
   }
 
@@ -61,6 +69,8 @@ class EtcdctlDifferentialTest {
       List<String> mismatches = new ArrayList<>();
       Map<String, String> etcdVars = new HashMap<>();
       Map<String, String> akkaVars = new HashMap<>();
+      etcdVars.put("ENDPOINT", etcd.endpoint());
+      akkaVars.put("ENDPOINT", akka.endpoint());
       java.util.Set<ServerProcess> restartPending = new java.util.HashSet<>();
       for (Command c : script.commands()) {
         if (c.args().equals(List.of(RESTART))) {
@@ -104,11 +114,13 @@ class EtcdctlDifferentialTest {
     return r;
   }
 
+  private static final java.util.regex.Pattern REPEAT = java.util.regex.Pattern.compile("\\$\\{(\\w)\\*(\\d+)\\}");
+
   private static String substitute(String s, Map<String, String> vars) {
     for (Map.Entry<String, String> v : vars.entrySet()) {
       s = s.replace("${" + v.getKey() + "}", v.getValue());
     }
-    return s;
+    return REPEAT.matcher(s).replaceAll(m -> m.group(1).repeat(Integer.parseInt(m.group(2))));
   }
 
   private static final java.util.regex.Pattern REMAINING = java.util.regex.Pattern.compile("remaining\\((\\d+)s\\)");
