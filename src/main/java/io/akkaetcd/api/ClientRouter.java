@@ -40,11 +40,23 @@ public final class ClientRouter implements Function<HttpRequest, CompletionStage
     this.materializer = materializer;
   }
 
+  /** Set once the first request was answered (see {@link EtcdMember#firstRequestAnswered}). */
+  private volatile boolean answered;
+
   @Override
   public CompletionStage<HttpResponse> apply(HttpRequest req) throws Exception {
     CompletionStage<Void> ready = member.ready();
     if (ready.toCompletableFuture().isDone()) {
-      return route(req);
+      CompletionStage<HttpResponse> resp = route(req);
+      if (!answered) {
+        resp.thenRun(() -> {
+          if (!answered) {
+            answered = true;
+            member.firstRequestAnswered();
+          }
+        });
+      }
+      return resp;
     }
     // etcd serves nothing before it is ready; a request waits for it (or for its client's deadline).
     return ready.thenComposeAsync(x -> {
@@ -87,23 +99,35 @@ public final class ClientRouter implements Function<HttpRequest, CompletionStage
     }
     // Answer only once the request's body is read: an HTTP/1.1 answer sent before it (Patroni sends
     // "{}" with GET /version) makes Akka HTTP close the connection instead of keeping it alive.
-    return req.discardEntityBytes(materializer).completionStage().thenApply(done -> http(path));
+    return req.discardEntityBytes(materializer).completionStage().thenApply(done -> http(path, req));
   }
 
-  private HttpResponse http(String path) {
+  private HttpResponse http(String path, HttpRequest req) {
     return switch (path) {
-      case "/health", "/livez", "/readyz" -> {
-        boolean ok = member.raftStatus().leader() != 0;
-        yield HttpResponse.create()
-            .withStatus(ok ? StatusCodes.OK : StatusCodes.SERVICE_UNAVAILABLE)
-            .withEntity(HttpEntities.create(ContentTypes.APPLICATION_JSON,
-                ok ? "{\"health\":\"true\",\"reason\":\"\"}" : "{\"health\":\"false\",\"reason\":\"RAFT NO LEADER\"}"));
-      }
+      case "/health", "/livez", "/readyz" -> health(req);
       case "/version" -> HttpResponse.create().withEntity(HttpEntities.create(ContentTypes.APPLICATION_JSON,
           "{\"etcdserver\":\"" + member.serverVersion() + "\",\"etcdcluster\":\"" + member.clusterVersion() + "\"}"));
       default -> HttpResponse.create().withStatus(StatusCodes.NOT_FOUND)
           .withEntity(HttpEntities.create(ContentTypes.TEXT_PLAIN_UTF8, "404 page not found\n"));
     };
+  }
+
+  /**
+   * etcd 3.4.23's /health: healthy with a leader and no alarm raised (alarm types named by
+   * {@code ?exclude=} do not count); {@code {"health":"true"}}, else 503 with
+   * {@code {"health":"false"}} and a newline (Go's http.Error), both as text/plain.
+   */
+  private HttpResponse health(HttpRequest req) {
+    java.util.Set<String> excluded = new java.util.HashSet<>(req.getUri().query().getAll("exclude"));
+    boolean alarmed = member.alarms().get(io.akkaetcd.proto.etcdserverpb.AlarmType.NONE).stream()
+        .anyMatch(a -> !excluded.contains(a.getAlarm().name()));
+    boolean ok = member.raftStatus().leader() != 0 && !alarmed;
+    if (ok) {
+      return HttpResponse.create().withEntity(HttpEntities.create(ContentTypes.TEXT_PLAIN_UTF8, "{\"health\":\"true\"}"));
+    }
+    return HttpResponse.create().withStatus(StatusCodes.SERVICE_UNAVAILABLE)
+        .addHeader(RawHeader.create("X-Content-Type-Options", "nosniff"))
+        .withEntity(HttpEntities.create(ContentTypes.TEXT_PLAIN_UTF8, "{\"health\":\"false\"}\n"));
   }
 
   private static boolean isGrpc(HttpRequest req) {

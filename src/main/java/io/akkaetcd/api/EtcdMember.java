@@ -59,6 +59,9 @@ public interface EtcdMember {
     return java.util.concurrent.CompletableFuture.completedFuture(null);
   }
 
+  /** Told (once, maybe twice under a race) when the first client request has been answered. */
+  default void firstRequestAnswered() {}
+
   /** Executor for reads: off the apply path and off the gRPC transport threads. */
   Executor readExecutor();
 
@@ -87,6 +90,9 @@ public interface EtcdMember {
   int maxTxnOps();
 
   long quotaBackendBytes();
+
+  /** The alarms raised in the cluster, as this member applied them. */
+  io.akkaetcd.alarm.Alarms alarms();
 
   String serverVersion();
 

@@ -1,5 +1,6 @@
 package io.akkaetcd.api;
 
+import io.akkaetcd.alarm.Quota;
 import io.akkaetcd.apply.KvRequestValidator;
 import io.akkaetcd.errors.EtcdError;
 import io.akkaetcd.errors.EtcdFailures;
@@ -29,10 +30,12 @@ import java.util.function.Supplier;
 public final class KvService implements KV {
   private final EtcdMember member;
   private final KvApplier applier;
+  private final QuotaGate quota;
 
   public KvService(EtcdMember member, KvApplier applier) {
     this.member = member;
     this.applier = applier;
+    this.quota = new QuotaGate(member);
   }
 
   @Override
@@ -53,8 +56,8 @@ public final class KvService implements KV {
   public CompletionStage<PutResponse> put(PutRequest in) {
     return EtcdFailures.guarded(() -> {
       KvRequestValidator.checkPut(in);
-      checkQuota();
-      return member.propose(InternalRaftRequest.newBuilder().setPut(in))
+      return quota.admit(Quota.cost(in))
+          .thenCompose(v -> member.propose(InternalRaftRequest.newBuilder().setPut(in)))
           .thenApply(r -> withHeader((PutResponse) r));
     });
   }
@@ -76,8 +79,8 @@ public final class KvService implements KV {
         // etcd serves a txn without writes as a (linearizable) read, not through Raft.
         return read(false, () -> withHeader(applier.txnReadOnly(member.store(), in)));
       }
-      checkQuota();
-      return member.propose(InternalRaftRequest.newBuilder().setTxn(in))
+      return quota.admit(Quota.cost(in))
+          .thenCompose(v -> member.propose(InternalRaftRequest.newBuilder().setTxn(in)))
           .thenApply(r -> withHeader((TxnResponse) r));
     });
   }
@@ -96,12 +99,6 @@ public final class KvService implements KV {
       return CompletableFuture.supplyAsync(read, member.readExecutor());
     }
     return member.linearizableBarrier().thenApplyAsync(v -> read.get(), member.readExecutor());
-  }
-
-  private void checkQuota() {
-    if (member.store().dbSize() > member.quotaBackendBytes()) {
-      throw EtcdError.NO_SPACE.exception();
-    }
   }
 
   private PutResponse withHeader(PutResponse r) {

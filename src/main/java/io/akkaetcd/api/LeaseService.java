@@ -1,6 +1,7 @@
 package io.akkaetcd.api;
 
 import io.akkaetcd.errors.EtcdFailures;
+import io.akkaetcd.alarm.Quota;
 import io.akkaetcd.errors.EtcdError;
 import akka.NotUsed;
 import akka.stream.javadsl.Source;
@@ -31,11 +32,13 @@ public final class LeaseService implements Lease {
   private final EtcdMember member;
   private final Lessor lessor;
   private final LeaseForwarding leader;
+  private final QuotaGate quota;
 
   public LeaseService(EtcdMember member, Lessor lessor, LeaseForwarding leader) {
     this.member = member;
     this.lessor = lessor;
     this.leader = leader;
+    this.quota = new QuotaGate(member);
   }
 
   @Override
@@ -45,7 +48,8 @@ public final class LeaseService implements Lease {
         throw EtcdError.LEASE_TTL_TOO_LARGE.exception();
       }
       LeaseGrantRequest withId = in.getID() != 0 ? in : in.toBuilder().setID(member.newLeaseId()).build();
-      return member.propose(InternalRaftRequest.newBuilder().setLeaseGrant(withId)).thenApply(r -> {
+      return quota.admit(Quota.leaseGrantCost())
+          .thenCompose(v -> member.propose(InternalRaftRequest.newBuilder().setLeaseGrant(withId))).thenApply(r -> {
         LeaseGrantResponse g = (LeaseGrantResponse) r;
         return g.toBuilder().setHeader(member.header(g.getHeader().getRevision())).build();
       });

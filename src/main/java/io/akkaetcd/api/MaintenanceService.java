@@ -3,7 +3,11 @@ package io.akkaetcd.api;
 import io.akkaetcd.errors.EtcdFailures;
 import akka.NotUsed;
 import akka.stream.javadsl.Source;
+import io.akkaetcd.alarm.Alarms;
+import io.akkaetcd.errors.EtcdError;
 import io.akkaetcd.mvcc.KvStore;
+import io.akkaetcd.proto.etcdserverpb.AlarmType;
+import io.akkaetcd.proto.etcdserverpb.InternalRaftRequest;
 import io.akkaetcd.proto.etcdserverpb.AlarmRequest;
 import io.akkaetcd.proto.etcdserverpb.AlarmResponse;
 import io.akkaetcd.proto.etcdserverpb.DefragmentRequest;
@@ -42,7 +46,13 @@ public final class MaintenanceService implements Maintenance {
     return async(() -> {
       RaftStatus raft = member.raftStatus();
       KvStore store = member.store();
-      return StatusResponse.newBuilder()
+      StatusResponse.Builder resp = StatusResponse.newBuilder();
+      // etcd lists in errors a missing leader, then every raised alarm.
+      if (raft.leader() == 0) {
+        resp.addErrors(EtcdError.NO_LEADER.text());
+      }
+      member.alarms().get(AlarmType.NONE).forEach(a -> resp.addErrors(Alarms.describe(a)));
+      return resp
           .setHeader(member.header(store.currentRevision()))
           .setVersion(member.serverVersion())
           .setDbSize(store.dbSize())
@@ -77,16 +87,18 @@ public final class MaintenanceService implements Maintenance {
     });
   }
 
+  /** Every action, listing included, goes through Raft and is answered as applied (etcd 3.4), without a header. */
   @Override
   public CompletionStage<AlarmResponse> alarm(AlarmRequest in) {
-    // No alarm is ever raised yet (quota is enforced per request): the list is empty.
-    return async(() -> AlarmResponse.newBuilder().setHeader(header()).build());
+    return EtcdFailures.guarded(() -> member.propose(InternalRaftRequest.newBuilder().setAlarm(in))
+        .thenApply(r -> (AlarmResponse) r));
   }
 
+  /** Compacts the store's files down to the data held; etcd 3.4 answers it without a header. */
   @Override
   public CompletionStage<DefragmentResponse> defragment(DefragmentRequest in) {
-    // LevelDB compacts its files by itself; there is nothing to defragment.
-    return async(() -> DefragmentResponse.newBuilder().setHeader(header()).build());
+    return EtcdFailures.guarded(() -> member.store().defragment()
+        .thenApply(v -> DefragmentResponse.getDefaultInstance()));
   }
 
   @Override
@@ -103,10 +115,6 @@ public final class MaintenanceService implements Maintenance {
   @Override
   public CompletionStage<DowngradeResponse> downgrade(DowngradeRequest in) {
     return CompletableFuture.failedFuture(GrpcErrors.unimplemented("/etcdserverpb.Maintenance/Downgrade"));
-  }
-
-  private io.akkaetcd.proto.etcdserverpb.ResponseHeader header() {
-    return member.header(member.store().currentRevision());
   }
 
   private <T> CompletionStage<T> async(Supplier<T> body) {

@@ -47,6 +47,9 @@ public final class ApplierActor extends AbstractBehavior<ApplierActor.Command> {
   @FunctionalInterface
   public interface RequestApplier {
     Object apply(KvStore store, long index, InternalRaftRequest request);
+
+    /** An empty entry was applied: a leader's first of its term (etcd promotes the lessor then). */
+    default void emptyEntryApplied(long term) {}
   }
 
   public static Behavior<Command> create(KvStore store, RequestApplier requests,
@@ -98,6 +101,7 @@ public final class ApplierActor extends AbstractBehavior<ApplierActor.Command> {
       }
       if (e.data().isEmpty()) {
         store.setApplied(e.index(), e.term());
+        requests.emptyEntryApplied(e.term());
         continue;
       }
       InternalRaftRequest request;

@@ -1,6 +1,10 @@
 package io.akkaetcd.apply;
 
+import io.akkaetcd.alarm.Alarms;
+import io.akkaetcd.alarm.Quota;
+import io.akkaetcd.errors.EtcdError;
 import io.akkaetcd.lease.LeaseKeeper;
+import io.akkaetcd.proto.etcdserverpb.AlarmType;
 import io.akkaetcd.lease.Lessor;
 import io.akkaetcd.mvcc.KvStore;
 import io.akkaetcd.cluster.MemberAttributes;
@@ -8,7 +12,8 @@ import io.akkaetcd.proto.etcdserverpb.EmptyResponse;
 import io.akkaetcd.proto.etcdserverpb.InternalRaftRequest;
 
 /**
- * Applies a decoded raft request: KV requests with the {@link KvApplier}, lease grants and revokes
+ * Applies a decoded raft request (while a NOSPACE alarm is raised, refusing what etcd's capped
+ * applier refuses, see {@link Quota#refusedWhileNoSpace}): alarm requests with {@link Alarms}, KV requests with the {@link KvApplier}, lease grants and revokes
  * with the {@link Lessor}, members' published client URLs with {@link MemberAttributes}. Returns the response; for a compaction with physical=true, a stage that
  * completes once the compaction is durable.
  * A request of a kind not served yet changes nothing and answers nothing.
@@ -18,12 +23,23 @@ public final class RequestDispatch implements ApplierActor.RequestApplier {
   private final Lessor lessor;
   private final LeaseKeeper keeper;
   private final MemberAttributes attributes;
+  private final Alarms alarms;
+  private final java.util.function.LongConsumer termEntryApplied;
 
-  public RequestDispatch(KvApplier kv, Lessor lessor, LeaseKeeper keeper, MemberAttributes attributes) {
+  /** @param termEntryApplied told the term of every empty entry applied (a new leader's first) */
+  public RequestDispatch(KvApplier kv, Lessor lessor, LeaseKeeper keeper, MemberAttributes attributes,
+      Alarms alarms, java.util.function.LongConsumer termEntryApplied) {
+    this.alarms = alarms;
     this.kv = kv;
     this.lessor = lessor;
     this.keeper = keeper;
     this.attributes = attributes;
+    this.termEntryApplied = termEntryApplied;
+  }
+
+  @Override
+  public void emptyEntryApplied(long term) {
+    termEntryApplied.accept(term);
   }
 
   /** The response, after the lessor saw which keys the writes attached to or detached from leases. */
@@ -34,7 +50,11 @@ public final class RequestDispatch implements ApplierActor.RequestApplier {
 
   @Override
   public Object apply(KvStore store, long index, InternalRaftRequest r) {
+    if (Quota.refusedWhileNoSpace(r) && alarms.active(AlarmType.NOSPACE)) {
+      throw EtcdError.NO_SPACE.exception();
+    }
     return switch (r.getRequestCase()) {
+      case ALARM -> alarms.apply(store, r.getAlarm());
       case PUT -> observed(kv.put(store, index, r.getPut()));
       case DELETE_RANGE -> observed(kv.deleteRange(store, index, r.getDeleteRange()));
       case TXN -> observed(kv.txn(store, index, r.getTxn()));

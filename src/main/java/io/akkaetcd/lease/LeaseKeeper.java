@@ -8,9 +8,10 @@ import java.util.function.LongSupplier;
 
 /**
  * The leader's lease deadlines (etcd's lessor clock side). Not durable: when a member becomes
- * leader every lease gets its full TTL again ({@link #promote}), as etcd does, so a lease never
- * expires early because of a leader change or a restart. Only the leader's keeper reports expired
- * leases; the revoke itself goes through Raft. Thread-safe.
+ * leader every lease gets its full TTL again plus an election timeout ({@link #promote}, etcd's
+ * lessor Promote(electionTimeout)), so a lease never expires early because of a leader change or
+ * a restart. Only the leader's keeper reports expired leases; the revoke itself goes through Raft.
+ * Thread-safe.
  */
 public final class LeaseKeeper {
   /** How long an expired lease waits before its revoke is proposed again if the first got lost. */
@@ -19,11 +20,19 @@ public final class LeaseKeeper {
   private final ConcurrentHashMap<Long, Long> deadlines = new ConcurrentHashMap<>();
   private final ConcurrentHashMap<Long, Long> ttls = new ConcurrentHashMap<>();
   private final LongSupplier nanoClock;
+  /** What a promotion adds to every TTL (etcd extends by the election timeout). */
+  private final long extendNanos;
   /** The term this keeper last promoted for (-1: none). */
   private long promotedTerm = -1;
 
   public LeaseKeeper(LongSupplier nanoClock) {
+    this(nanoClock, java.time.Duration.ZERO);
+  }
+
+  /** @param extend what a promotion adds to every lease's TTL: the election timeout, as in etcd */
+  public LeaseKeeper(LongSupplier nanoClock, java.time.Duration extend) {
     this.nanoClock = nanoClock;
+    this.extendNanos = extend.toNanos();
   }
 
   /**
@@ -43,11 +52,15 @@ public final class LeaseKeeper {
     promotedTerm = -1;
   }
 
-  /** This member now leads: every lease gets its whole TTL from now. */
+  /** This member now leads: every lease gets its whole TTL from now, plus the extension. */
   public void promote(Map<Long, Long> leaseTtls) {
     deadlines.clear();
     ttls.clear();
-    leaseTtls.forEach(this::granted);
+    long now = nanoClock.getAsLong();
+    leaseTtls.forEach((id, ttl) -> {
+      ttls.put(id, ttl);
+      deadlines.put(id, now + extendNanos + ttl * 1_000_000_000L);
+    });
   }
 
   public void granted(long id, long ttlSeconds) {

@@ -87,7 +87,7 @@ public interface KvStore extends AutoCloseable {
    * The events of the revisions in {@code [fromRev, toRev]} (bounded by the current revision), in
    * revision order, each with the key's previous live kv as prev_kv when history still has it.
    *
-   * @throws io.akkaetcd.api.EtcdException COMPACTED if {@code fromRev <= compactRevision()}
+   * @throws io.akkaetcd.api.EtcdException COMPACTED if {@code fromRev < compactRevision()}
    */
   List<Event> events(long fromRev, long toRev);
 
@@ -96,6 +96,20 @@ public interface KvStore extends AutoCloseable {
 
   /** Removes a lease record, written with the current batch. */
   void deleteLease(long id);
+
+  /** Records a raised alarm (its serialized form), written with the current batch. */
+  void putAlarm(byte[] record);
+
+  /** Removes an alarm record, written with the current batch. */
+  void deleteAlarm(byte[] record);
+
+  /** Every alarm recorded on disk, as recorded (read at start and after a snapshot install). */
+  java.util.List<byte[]> alarms();
+
+  /** Compacts the backend's files down to the data it holds (etcd's defragment); completes when done. */
+  default java.util.concurrent.CompletionStage<Void> defragment() {
+    return java.util.concurrent.CompletableFuture.completedFuture(null);
+  }
 
   /** Every lease recorded on disk, id → TTL in seconds (read at start to rebuild the lessor). */
   java.util.Map<Long, Long> leases();
@@ -115,10 +129,10 @@ public interface KvStore extends AutoCloseable {
   /** Hash of every key-value revision in {@code (compactRevision, rev]} (etcd's HashKV). */
   HashResult hashKV(long rev);
 
-  /** Bytes the LevelDB files take on disk. */
+  /** Bytes the backend's files take on disk (etcd's dbSize). */
   long dbSize();
 
-  /** Estimate of the bytes live data takes. */
+  /** Bytes of the key-value data the backend holds (etcd's dbSizeInUse; what the quota counts). */
   long dbSizeInUse();
 
   @Override

@@ -49,7 +49,7 @@ import org.slf4j.LoggerFactory;
  * <p>On disk: {@code 'r' + revision bytes [+ 't']} → the serialized {@link KeyValue} written at
  * that revision (a delete stores only key and mod_revision); {@code 'm' + name} → 8-byte meta
  * values: the applied raft index, the store revision, the finished and the scheduled compaction
- * revisions. A batch of applied entries is one LevelDB write carrying its meta, so the store and
+ * revisions; {@code 'l' + lease id} → TTL; {@code 'a' + alarm} → nothing (the raised alarms). A batch of applied entries is one LevelDB write carrying its meta, so the store and
  * the applied index never disagree.
  *
  * <p>In memory: the key index, key → {@link KeyIndex} (the key's history, which the applier
@@ -86,6 +86,12 @@ public final class MvccStore implements KvStore {
   private KeyTable table;
   private final ExecutorService compactor;
 
+  /**
+   * Bytes of the revision rows the store holds (keys and values as written): what it reports as
+   * in use and what the backend quota counts. Set by the scan at open, raised by the applier's
+   * writes, lowered by the compactor as it deletes.
+   */
+  private final java.util.concurrent.atomic.AtomicLong rowBytes = new java.util.concurrent.atomic.AtomicLong();
   private volatile long currentRevision;
   private volatile long compactRevision;
   private volatile long appliedIndex;
@@ -151,7 +157,9 @@ public final class MvccStore implements KvStore {
     long revision = Math.max(1, getMeta(META_REVISION));
     long finished = getMeta(META_COMPACT_FINISHED);
     long scheduled = getMeta(META_COMPACT_SCHEDULED);
-    IndexRebuild rebuilt = rebuildIndex(revision, Math.max(finished, scheduled));
+    java.util.concurrent.atomic.LongAdder bytes = new java.util.concurrent.atomic.LongAdder();
+    IndexRebuild rebuilt = rebuildIndex(revision, Math.max(finished, scheduled), bytes);
+    rowBytes.set(bytes.sum());
     leasedAtOpen = rebuilt.leased();
     rebuilt.fill(index);
     table = rebuilt.table();
@@ -185,10 +193,10 @@ public final class MvccStore implements KvStore {
    * Rows at or below the compaction revision are sparse (one per key at most), so the halves split
    * the revisions after it.
    */
-  private IndexRebuild rebuildIndex(long revision, long compacted) {
+  private IndexRebuild rebuildIndex(long revision, long compacted, java.util.concurrent.atomic.LongAdder bytes) {
     IndexRebuild lower = new IndexRebuild();
     if (Runtime.getRuntime().availableProcessors() < 2) {
-      scanRevisions(new ReadOptions().fillCache(false), 0, Long.MAX_VALUE, lower::add);
+      scanRevisions(new ReadOptions().fillCache(false), 0, Long.MAX_VALUE, counted(lower, bytes));
       return lower;
     }
     long split = compacted + (revision - compacted) / 2;
@@ -196,20 +204,29 @@ public final class MvccStore implements KvStore {
     Thread reader = new Thread(() -> {
       try {
         IndexRebuild later = new IndexRebuild();
-        scanRevisions(new ReadOptions().fillCache(false), split + 1, Long.MAX_VALUE, later::add);
+        scanRevisions(new ReadOptions().fillCache(false), split + 1, Long.MAX_VALUE, counted(later, bytes));
         upper.complete(later);
       } catch (Throwable t) {
         upper.completeExceptionally(t);
       }
     }, "mvcc-index-rebuild");
     reader.start();
-    scanRevisions(new ReadOptions().fillCache(false), 0, split, lower::add);
+    scanRevisions(new ReadOptions().fillCache(false), 0, split, counted(lower, bytes));
     try {
       lower.append(upper.join());
     } catch (java.util.concurrent.CompletionException e) {
       throw e.getCause() instanceof RuntimeException r ? r : e;
     }
     return lower;
+  }
+
+  /** Adds each row to the rebuilt index and its size to {@code bytes}. */
+  private static java.util.function.BiConsumer<byte[], byte[]> counted(IndexRebuild into,
+      java.util.concurrent.atomic.LongAdder bytes) {
+    return (k, v) -> {
+      bytes.add(k.length + v.length);
+      into.add(k, v);
+    };
   }
 
   // ---- reads ----
@@ -461,7 +478,10 @@ public final class MvccStore implements KvStore {
     }
 
     private void write(Revision r, boolean tombstone, KeyValue kv) {
-      batch().put(revKey(r, tombstone), kv.toByteArray());
+      byte[] k = revKey(r, tombstone);
+      byte[] v = kv.toByteArray();
+      batch().put(k, v);
+      rowBytes.addAndGet(k.length + v.length);
       batchDirty = true;
       overlay.put(r, kv);
     }
@@ -487,7 +507,9 @@ public final class MvccStore implements KvStore {
   }
 
   private List<Event> readEvents(long fromRev, long toRev) {
-    if (fromRev <= compactRevision) {
+    // The compaction revision is kept (the newest row of each live key at it), so history from
+    // it on is complete, as etcd's watch reads it.
+    if (fromRev < compactRevision) {
       throw EtcdError.COMPACTED.exception();
     }
     long to = Math.min(toRev, currentRevision);
@@ -513,7 +535,7 @@ public final class MvccStore implements KvStore {
     } finally {
       closeQuietly(snapshot);
     }
-    if (fromRev <= compactRevision) {
+    if (fromRev < compactRevision) {
       throw EtcdError.COMPACTED.exception(); // compacted while reading
     }
     return out;
@@ -546,18 +568,52 @@ public final class MvccStore implements KvStore {
 
   private Map<Long, Long> readLeases() {
     Map<Long, Long> out = new HashMap<>();
+    scanPrefix(LEASE, (k, v) -> out.put(ByteBuffer.wrap(k, 1, 8).getLong(), ByteBuffer.wrap(v).getLong()));
+    return out;
+  }
+
+  /** Visits every row whose key starts with {@code prefix}, in key order. */
+  private void scanPrefix(byte prefix, java.util.function.BiConsumer<byte[], byte[]> visitor) {
     try (DBIterator it = db.iterator()) {
-      for (it.seek(new byte[] {LEASE}); it.hasNext(); ) {
+      for (it.seek(new byte[] {prefix}); it.hasNext(); ) {
         Map.Entry<byte[], byte[]> e = it.next(); // one copy of the row (see scanRevisions)
-        if (e.getKey()[0] != LEASE) {
+        if (e.getKey()[0] != prefix) {
           break;
         }
-        out.put(ByteBuffer.wrap(e.getKey(), 1, 8).getLong(), ByteBuffer.wrap(e.getValue()).getLong());
+        visitor.accept(e.getKey(), e.getValue());
       }
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
-    return out;
+  }
+
+  // ---- alarms: 'a' + the alarm's serialized form (as etcd's alarm bucket keys them), no value ----
+
+  private static final byte ALARM = 'a';
+
+  private static byte[] alarmKey(byte[] record) {
+    return ByteBuffer.allocate(record.length + 1).put(ALARM).put(record).array();
+  }
+
+  @Override
+  public void putAlarm(byte[] record) {
+    batch().put(alarmKey(record), new byte[0]);
+    batchDirty = true;
+  }
+
+  @Override
+  public void deleteAlarm(byte[] record) {
+    batch().delete(alarmKey(record));
+    batchDirty = true;
+  }
+
+  @Override
+  public List<byte[]> alarms() {
+    return guarded(() -> {
+      List<byte[]> out = new ArrayList<>();
+      scanPrefix(ALARM, (k, v) -> out.add(java.util.Arrays.copyOfRange(k, 1, k.length)));
+      return out;
+    });
   }
 
   // ---- snapshots: the whole store, to and from another member ----
@@ -759,11 +815,13 @@ public final class MvccStore implements KvStore {
             throw new CancellationException("store closing");
           }
           List<byte[]> doomed = new ArrayList<>();
+          long[] doomedBytes = {0};
           byte[] start = from;
-          from = guarded(() -> scanDoomed(sameDb(compacted), start, rev, doomed));
+          from = guarded(() -> scanDoomed(sameDb(compacted), start, rev, doomed, doomedBytes));
           deleted += doomed.size();
           guarded(() -> {
             deleteAll(sameDb(compacted), doomed);
+            rowBytes.addAndGet(-doomedBytes[0]); // (a replaced store recounted its own at open)
             return null;
           });
         }
@@ -790,12 +848,13 @@ public final class MvccStore implements KvStore {
 
   /**
    * Examines, from row {@code from} on, up to {@value #COMPACTION_BATCH} rows at or before
-   * {@code rev} and collects into {@code doomed} those the compacted index no longer holds. The
+   * {@code rev} and collects into {@code doomed} those the compacted index no longer holds (their
+   * size into {@code doomedBytes[0]}). The
    * iterator (and the LevelDB version it pins) lives for one batch only.
    *
    * @return the row to continue from, or null when every row at or before {@code rev} was seen
    */
-  private byte[] scanDoomed(DB db, byte[] from, long rev, List<byte[]> doomed) {
+  private byte[] scanDoomed(DB db, byte[] from, long rev, List<byte[]> doomed, long[] doomedBytes) {
     int examined = 0;
     try (DBIterator it = db.iterator()) {
       for (it.seek(from); it.hasNext(); ) {
@@ -810,6 +869,7 @@ public final class MvccStore implements KvStore {
         KeyIndex ki = index.get(IndexFields.parse(e.getValue()).key());
         if (ki == null || !ki.contains(Revision.fromBytes(k, 1))) {
           doomed.add(k);
+          doomedBytes[0] += k.length + e.getValue().length;
         }
       }
       return null;
@@ -907,7 +967,10 @@ public final class MvccStore implements KvStore {
     }
   }
 
-  /** Listing the directory costs a system call per file: the size is refreshed at most every 100 ms. */
+  /**
+   * The size of LevelDB's files (tables, write-ahead log, manifest; not its text log, which holds
+   * no data). Listing the directory costs a system call per file: refreshed at most every 100 ms.
+   */
   private static final long DB_SIZE_REFRESH_NANOS = 100_000_000L;
   private volatile long dbSize = -1;
   private volatile long dbSizeAt;
@@ -917,7 +980,8 @@ public final class MvccStore implements KvStore {
     long now = System.nanoTime();
     if (dbSize < 0 || now - dbSizeAt > DB_SIZE_REFRESH_NANOS) {
       try (Stream<Path> files = Files.list(dir)) {
-        dbSize = files.map(Path::toFile).filter(File::isFile).mapToLong(File::length).sum();
+        dbSize = files.filter(f -> !INFO_LOGS.contains(f.getFileName().toString()))
+            .map(Path::toFile).filter(File::isFile).mapToLong(File::length).sum();
       } catch (IOException e) {
         dbSize = 0;
       }
@@ -926,10 +990,39 @@ public final class MvccStore implements KvStore {
     return dbSize;
   }
 
+  private static final Set<String> INFO_LOGS = Set.of("LOG", "LOG.old");
+
+  /**
+   * The bytes of the revision rows held: the data, without LevelDB's own overhead (file headers,
+   * index blocks, a write-ahead log not yet folded into tables), and uncompressed, so it can exceed
+   * {@link #dbSize()} when LevelDB compresses well.
+   */
   @Override
   public long dbSizeInUse() {
-    long[] sizes = guarded(() -> db.getApproximateSizes(new org.iq80.leveldb.Range(new byte[] {0}, new byte[] {(byte) 0xff})));
-    return Math.min(sizes[0], dbSize());
+    return rowBytes.get();
+  }
+
+  /**
+   * etcd's defragment for LevelDB: compacts every level over the whole key space (on the
+   * compactor's thread, after any physical compaction queued before it), so the files shrink to
+   * the rows still held.
+   */
+  @Override
+  public CompletionStage<Void> defragment() {
+    CompletableFuture<Void> done = new CompletableFuture<>();
+    compactor.execute(() -> {
+      try {
+        guarded(() -> {
+          db.compactRange(new byte[] {0}, new byte[] {(byte) 0xff});
+          return null;
+        });
+        dbSize = -1; // measured afresh on the next call
+        done.complete(null);
+      } catch (RuntimeException e) {
+        done.completeExceptionally(e);
+      }
+    });
+    return done;
   }
 
   /**

@@ -18,6 +18,7 @@ import akka.stream.Materializer;
 import com.google.protobuf.ByteString;
 import com.typesafe.config.Config;
 import com.typesafe.config.ConfigFactory;
+import io.akkaetcd.alarm.Alarms;
 import io.akkaetcd.api.ClientRouter;
 import io.akkaetcd.api.ClientServices;
 import io.akkaetcd.api.GrpcErrors;
@@ -111,6 +112,8 @@ public final class EtcdServer implements EtcdMember, AutoCloseable {
   private final Membership membership;
   private final MemberAttributes attributes;
   private final KvStore store;
+  /** The alarms raised in the cluster, as applied here. */
+  private final Alarms alarms;
   private final ActorSystem<Void> system;
   private final RaftInbox inbox;
   private final Wait wait;
@@ -135,6 +138,8 @@ public final class EtcdServer implements EtcdMember, AutoCloseable {
   private final CompletableFuture<Void> stopped = new CompletableFuture<>();
   /** The in-process client, on the same service instances as the client URLs; set before they are bound. */
   private volatile EtcdClient client;
+  /** Run when the first client request was answered; set before the client URLs are bound. */
+  private volatile Runnable promoteAtFirstAnswer = () -> { };
   /** Completes once clients are served (see {@link #ready()}); set before the client URLs are bound. */
   private volatile CompletableFuture<Void> ready = CompletableFuture.completedFuture(null);
   /** Completes once this member's name and client URLs, as its flags give them now, are recorded. */
@@ -143,8 +148,10 @@ public final class EtcdServer implements EtcdMember, AutoCloseable {
   private EtcdServer(ServerConfig config, Membership membership, MemberAttributes attributes, KvStore store,
       ActorSystem<Void> system,
       RaftInbox inbox, Wait wait, AppliedIndexWait applied,
-      AtomicReference<RaftStatus> raftStatus, AtomicBoolean failed, PeerFilter filter, PeerActivity links) {
+      AtomicReference<RaftStatus> raftStatus, AtomicBoolean failed, PeerFilter filter, PeerActivity links,
+      Alarms alarms) {
     this.failed = failed;
+    this.alarms = alarms;
     this.links = links;
     this.config = config;
     this.membership = membership;
@@ -211,11 +218,13 @@ public final class EtcdServer implements EtcdMember, AutoCloseable {
     // etcd's minimum lease TTL: ceil(1.5 x election timeout), in seconds.
     long minLeaseTtl = (3 * config.electionTimeout().toMillis() + 1999) / 2000;
     Lessor lessor = Lessor.recover(store, minLeaseTtl);
-    LeaseKeeper keeper = new LeaseKeeper(System::nanoTime);
+    LeaseKeeper keeper = new LeaseKeeper(System::nanoTime, config.electionTimeout());
     // Every recovered lease has its full TTL from start, so none looks expired before the first
-    // expiry tick; the leader promotes again when it takes the lead.
+    // expiry tick; the leader promotes again when it applies its term's first entry (etcd's rule),
+    // and once it has answered its first client request (below).
     keeper.promote(lessor.ttls());
     KvApplier kv = new KvApplier(lessor);
+    Alarms alarms = Alarms.recover(store);
     WatchHub hub = new WatchHub();
     RaftMember.Settings settings = new RaftMember.Settings(members.self().value(), members.voterIds(),
         members.learnerIds(),
@@ -265,14 +274,19 @@ public final class EtcdServer implements EtcdMember, AutoCloseable {
       Adapter.actorOf(ctx, forwarding.endpointProps(), LeaseForwarding.ENDPOINT);
       leaseForwarding.complete(forwarding);
       ActorRef<ApplierActor.Command> applier = ctx.spawn(
-          ApplierActor.create(store, new RequestDispatch(kv, lessor, keeper, attributes), membership::apply, wait,
+          ApplierActor.create(store, new RequestDispatch(kv, lessor, keeper, attributes, alarms,
+                  // etcd promotes once the leader applied its term's first entry. Every member
+                  // does here (the raft member may publish its leadership only after the applier
+                  // ran): only the leader's deadlines are read, and a member that leads later
+                  // promotes again for its own term.
+                  term -> keeper.promoteOnce(term, lessor::ttls)), membership::apply, wait,
               applied, hub::committed), "applier",
           DispatcherSelector.fromConfig("akka-etcd.applier-dispatcher"));
       Consumer<Message> send = m -> { };
       if (transport != null) {
         // Followers that need entries this log no longer holds get a snapshot of the state machine.
         SnapshotTransfers snapshots = new SnapshotTransfers(classic,
-            new ServerSnapshots(store, storeDir, membership, attributes, lessor, hub, applied, inbox, applier),
+            new ServerSnapshots(store, storeDir, membership, attributes, lessor, alarms, hub, applied, inbox, applier),
             id -> peerAddress(membership, id), inbox::snapshotSent, filter, members.clusterId());
         Adapter.actorOf(ctx, snapshots.receiverProps(), SnapshotTransfers.RECEIVER);
         PeerTransport peerTransport = transport;
@@ -309,7 +323,7 @@ public final class EtcdServer implements EtcdMember, AutoCloseable {
     }
     raftRef.join(); // the member's actors exist before clients are served
     EtcdServer server = new EtcdServer(config, membership, attributes, store, system, inbox, wait, applied, status,
-        failed, filter, links);
+        failed, filter, links, alarms);
     if (!peers.isEmpty()) {
       ((akka.actor.ExtendedActorSystem) Adapter.toClassic(system)).systemActorOf(
           PromoteForwarding.endpoint(id -> server.raftStatus().isLeader() ? server.promoteMember(id)
@@ -364,6 +378,15 @@ public final class EtcdServer implements EtcdMember, AutoCloseable {
     if (!peers.isEmpty()) {
       server.ready = server.published;
     }
+    // etcd answers clients a moment after its new leader promotes the leases. This member may
+    // have led for seconds before it answered its first request (listeners bound after the
+    // actors start, a cold JVM's first request): time no client could use must not shorten a
+    // lease, so a leader gives every lease its full TTL again once it has answered a request.
+    server.promoteAtFirstAnswer = () -> {
+      if (server.raftStatus().isLeader()) {
+        keeper.promote(lessor.ttls());
+      }
+    };
     try {
       ClientServices services = ClientServices.create(server, kv, lessor, leaseForwarding.join(), hub, system,
           config.watchProgressNotifyInterval());
@@ -641,6 +664,11 @@ public final class EtcdServer implements EtcdMember, AutoCloseable {
   }
 
   @Override
+  public void firstRequestAnswered() {
+    promoteAtFirstAnswer.run();
+  }
+
+  @Override
   public List<URI> clientUrls(ClusterMembers.Member m) {
     return attributes.clientUrlsOf(m);
   }
@@ -805,6 +833,11 @@ public final class EtcdServer implements EtcdMember, AutoCloseable {
   @Override
   public int maxTxnOps() {
     return config.maxTxnOps();
+  }
+
+  @Override
+  public Alarms alarms() {
+    return alarms;
   }
 
   @Override

@@ -42,18 +42,20 @@ final class ServerSnapshots implements StateMachineSnapshots {
   private final Membership membership;
   private final MemberAttributes attributes;
   private final Lessor lessor;
+  private final io.akkaetcd.alarm.Alarms alarms;
   private final WatchHub hub;
   private final AppliedIndexWait applied;
   private final RaftInbox inbox;
   private final ActorRef<ApplierActor.Command> applier;
 
   ServerSnapshots(MvccStore store, Path storeDir, Membership membership, MemberAttributes attributes, Lessor lessor,
-      WatchHub hub, AppliedIndexWait applied, RaftInbox inbox, ActorRef<ApplierActor.Command> applier) {
+      io.akkaetcd.alarm.Alarms alarms, WatchHub hub, AppliedIndexWait applied, RaftInbox inbox, ActorRef<ApplierActor.Command> applier) {
     this.store = store;
     this.storeDir = storeDir;
     this.membership = membership;
     this.attributes = attributes;
     this.lessor = lessor;
+    this.alarms = alarms;
     this.hub = hub;
     this.applied = applied;
     this.inbox = inbox;
@@ -100,6 +102,7 @@ final class ServerSnapshots implements StateMachineSnapshots {
       ClusterMembers now = membership.restore(members);
       store.install(received);
       lessor.reload(store);
+      alarms.reload(store);
       applied.advance(store.appliedIndex());
       hub.committed(store.currentRevision());
       inbox.snapshotInstalled(new RaftInbox.SnapshotInstalled(first.getFrom(), first.getTerm(),

@@ -35,8 +35,8 @@ import java.util.function.LongFunction;
  * events in its range, all events of a revision in one response, in revision order. A cursor
  * moves only when its response was accepted by the stream's bounded output buffer; a client that
  * reads slowly just leaves its cursors behind and catches up from history later, so memory stays
- * bounded and other streams are not slowed. A watch whose cursor falls behind the compaction
- * revision is canceled with compact_revision, as etcd does.
+ * bounded and other streams are not slowed. A watch whose cursor falls below the compaction
+ * revision is canceled with compact_revision, as etcd does (a cursor at it is not).
  *
  * <p>Control responses (created, canceled, progress) are never dropped: they wait in order in
  * {@link #control} until the buffer takes them, and no events are offered while any wait, so a
@@ -240,7 +240,9 @@ public final class WatchRouter extends AbstractBehavior<WatchRouter.Command> {
       long compacted = store.compactRevision();
       for (Iterator<Watch> it = watches.values().iterator(); it.hasNext(); ) {
         Watch w = it.next();
-        if (w.next <= compacted) {
+        // etcd's syncWatchers: only a start below the compaction revision is lost; the
+        // compaction revision itself is still readable.
+        if (w.next < compacted) {
           control.add(response(w.id).setCanceled(true).setCompactRevision(compacted).build());
           it.remove();
         }

@@ -248,6 +248,23 @@ final class InMemoryKvStore implements KvStore {
   @Override
   public void close() {}
 
+  private final java.util.List<com.google.protobuf.ByteString> alarmRecords = new java.util.ArrayList<>();
+
+  @Override
+  public void putAlarm(byte[] record) {
+    alarmRecords.add(com.google.protobuf.ByteString.copyFrom(record));
+  }
+
+  @Override
+  public void deleteAlarm(byte[] record) {
+    alarmRecords.remove(com.google.protobuf.ByteString.copyFrom(record));
+  }
+
+  @Override
+  public java.util.List<byte[]> alarms() {
+    return alarmRecords.stream().map(com.google.protobuf.ByteString::toByteArray).toList();
+  }
+
   private final java.util.Map<Long, Long> leaseRecords = new java.util.HashMap<>();
 
   @Override

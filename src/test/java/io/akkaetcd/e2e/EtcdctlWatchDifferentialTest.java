@@ -19,7 +19,8 @@ import org.junit.jupiter.params.provider.EnumSource;
 /**
  * {@code etcdctl watch} against real etcd and akka-etcd after the same writes: live watches (from
  * the next revision), ranges, prefixes with prev-kv, history replay, JSON output and a watch at a
- * compacted revision must print the same. Every watch starts at an explicit revision, so it sees
+ * compacted revision (and one from the compaction revision, which etcd serves) must print the
+ * same. Every watch starts at an explicit revision, so it sees
  * the same events however late it connects; it is stopped once its output shows the final write.
  * Each test runs with bare {@code host:port} endpoints and with {@code http://host:port}.
  */
@@ -31,12 +32,15 @@ class EtcdctlWatchDifferentialTest {
    */
   private static final Map<String, List<String>> WATCHES = new LinkedHashMap<>();
   private static final String AFTER_WRITES = "single-key-json";
+  /** Started after the compaction at 6, from 6: etcd serves a watch from the compaction revision on. */
+  private static final String AT_COMPACTION = "from-compaction-revision";
 
   static {
     WATCHES.put("prefix-prev-kv", List.of("--prefix", "f", "--prev-kv", "--rev", "2"));
     WATCHES.put("range", List.of("a", "zzz", "--rev", "2"));
     WATCHES.put("all-from-history", List.of("--prefix", "", "--rev", "3"));
     WATCHES.put(AFTER_WRITES, List.of("foo", "--rev", "2", "-w", "json"));
+    WATCHES.put(AT_COMPACTION, List.of("--prefix", "", "--rev", "6"));
   }
 
   @ParameterizedTest
@@ -51,6 +55,7 @@ class EtcdctlWatchDifferentialTest {
         assertEquals(expected.get(name), actual.get(name), "watch " + name + "\n" + akka.log());
       }
       assertTrue(expected.get("all-from-history").contains("zz-end"));
+      assertTrue(expected.get(AT_COMPACTION).startsWith("PUT\nf1\na\nPUT\nf2\nb\n"), expected.get(AT_COMPACTION));
       Etcdctl.Result compactedEtcd = Etcdctl.run(form.of(etcd), "watch", "--prefix", "", "--rev", "2");
       Etcdctl.Result compactedAkka = Etcdctl.run(form.of(akka), "watch", "--prefix", "", "--rev", "2");
       assertEquals(EtcdctlDifferentialTest.normalize(compactedEtcd), EtcdctlDifferentialTest.normalize(compactedAkka));
@@ -68,13 +73,16 @@ class EtcdctlWatchDifferentialTest {
     return out;
   }
 
-  /** Writes the scenario, runs every watch until it shows the final key, compacts; returns the outputs. */
+  /**
+   * Writes the scenario, runs every watch until it shows the final key, compacts at 6 and watches
+   * from 6; returns the outputs.
+   */
   private static Map<String, String> play(String e, ServerProcess.Kind kind) throws Exception {
     List<Process> watchers = new ArrayList<>();
     Map<String, Path> outputs = new LinkedHashMap<>();
     try {
       for (String name : WATCHES.keySet()) {
-        if (!name.equals(AFTER_WRITES)) {
+        if (!name.equals(AFTER_WRITES) && !name.equals(AT_COMPACTION)) {
           outputs.put(name, startWatch(e, name, watchers));
         }
       }
@@ -88,33 +96,49 @@ class EtcdctlWatchDifferentialTest {
       Etcdctl.run(e, "del", "--prefix", "f");                          // 8
       Etcdctl.run(e, "put", "zz-end", "x");                            // 9
       outputs.put(AFTER_WRITES, startWatch(e, AFTER_WRITES, watchers));
-      Instant deadline = Instant.now().plus(Duration.ofSeconds(30));
-      for (Map.Entry<String, Path> o : outputs.entrySet()) {
-        String marker = o.getKey().equals("single-key-json") ? "\"mod_revision\":8" : "zz-end";
-        if (o.getKey().equals("prefix-prev-kv")) {
-          marker = "DELETE\nf2\nb\nf2\n"; // a delete with prev-kv prints the previous kv first
-        }
-        while (!Files.readString(o.getValue()).contains(marker)) {
-          if (Instant.now().isAfter(deadline)) {
-            throw new AssertionError(o.getKey() + " on " + kind + " never showed " + marker + ":\n"
-                + Files.readString(o.getValue()));
-          }
-          Thread.onSpinWait();
-        }
-      }
+      awaitMarkers(kind, outputs);
     } finally {
-      for (Process p : watchers) {
-        p.destroy();
-        p.waitFor(10, TimeUnit.SECONDS);
-      }
+      stopAll(watchers);
     }
-    Etcdctl.run(e, "compaction", "5");
+    Etcdctl.run(e, "compaction", "6");
+    try {
+      outputs.put(AT_COMPACTION, startWatch(e, AT_COMPACTION, watchers));
+      awaitMarkers(kind, Map.of(AT_COMPACTION, outputs.get(AT_COMPACTION)));
+    } finally {
+      stopAll(watchers);
+    }
     Map<String, String> result = new LinkedHashMap<>();
     for (Map.Entry<String, Path> o : outputs.entrySet()) {
       result.put(o.getKey(), Files.readString(o.getValue()));
       Files.deleteIfExists(o.getValue());
     }
     return result;
+  }
+
+  private static void stopAll(List<Process> watchers) throws InterruptedException {
+    for (Process p : watchers) {
+      p.destroy();
+      p.waitFor(10, TimeUnit.SECONDS);
+    }
+    watchers.clear();
+  }
+
+  /** Waits until every watch's output shows its last event. */
+  private static void awaitMarkers(ServerProcess.Kind kind, Map<String, Path> outputs) throws IOException {
+    Instant deadline = Instant.now().plus(Duration.ofSeconds(30));
+    for (Map.Entry<String, Path> o : outputs.entrySet()) {
+      String marker = o.getKey().equals("single-key-json") ? "\"mod_revision\":8" : "zz-end";
+      if (o.getKey().equals("prefix-prev-kv")) {
+        marker = "DELETE\nf2\nb\nf2\n"; // a delete with prev-kv prints the previous kv first
+      }
+      while (!Files.readString(o.getValue()).contains(marker)) {
+        if (Instant.now().isAfter(deadline)) {
+          throw new AssertionError(o.getKey() + " on " + kind + " never showed " + marker + ":\n"
+              + Files.readString(o.getValue()));
+        }
+        Thread.onSpinWait();
+      }
+    }
   }
 
   /**

@@ -47,6 +47,23 @@ class LeaseKeeperTest {
   }
 
   @Test
+  void aPromotionExtendsEveryTtlByTheElectionTimeoutAsEtcdDoes() {
+    AtomicLong now = new AtomicLong();
+    LeaseKeeper k = new LeaseKeeper(now::get, java.time.Duration.ofSeconds(1));
+    k.granted(1, 60);
+    now.set(1);
+    assertEquals(59, k.remainingSeconds(1), "a grant: the TTL from now, rounded down, no extension");
+    now.set(30 * SECOND);
+    k.promote(Map.of(1L, 60L));
+    now.set(30 * SECOND + 1);
+    // etcd's Promote(electionTimeout): now + 1 s + 60 s, which time-to-live shows as 60 s
+    assertEquals(60, k.remainingSeconds(1));
+    assertEquals(60, k.renew(1));
+    now.set(30 * SECOND + 2);
+    assertEquals(59, k.remainingSeconds(1), "a keep-alive: the TTL from now, no extension");
+  }
+
+  @Test
   void lessorFollowsAttachmentsFromWriteEvents() {
     Lessor l = new Lessor(2);
     ByteString key = ByteString.copyFromUtf8("k");

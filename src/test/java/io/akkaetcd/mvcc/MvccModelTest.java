@@ -171,9 +171,10 @@ class MvccModelTest {
       }
     }
     assertEquals(want, s.events(from, to), "events " + from + ".." + to);
-    if (compacted > 0) {
+    if (compacted > 1) {
+      // Below the compaction revision history is gone; at it, it is still read (etcd's watch).
       assertEquals(EtcdError.COMPACTED,
-          assertThrows(EtcdException.class, () -> s.events(compacted, current)).error());
+          assertThrows(EtcdException.class, () -> s.events(compacted - 1, current)).error());
     }
     if (compacted > 1) {
       long below = rnd.nextInt((int) compacted - 1) + 1;

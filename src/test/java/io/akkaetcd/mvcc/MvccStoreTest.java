@@ -155,6 +155,46 @@ class MvccStoreTest {
   }
 
   @Test
+  void historyIsReadFromTheCompactionRevisionOnButNotBelowIt() throws Exception {
+    try (MvccStore s = MvccStore.open(Files.createTempDirectory(tmp, "mvcc"))) {
+      for (int i = 1; i <= 3; i++) {
+        put(s, i, "w", Integer.toString(i)); // revisions 2, 3, 4
+      }
+      s.compact(3).toCompletableFuture().get(10, TimeUnit.SECONDS);
+      // etcd's watch: a start revision at the compaction revision is served, only one below fails.
+      List<Event> events = s.events(3, 4);
+      assertEquals(List.of(3L, 4L), events.stream().map(e -> e.getKv().getModRevision()).toList());
+      assertEquals("2", events.get(0).getKv().getValue().toStringUtf8());
+      assertEquals(EtcdError.COMPACTED, errorOf(() -> s.events(2, 4)));
+    }
+  }
+
+  @Test
+  void sizeInUseCountsTheRowsHeldAndDefragmentShrinksTheFiles() throws Exception {
+    Path dir = Files.createTempDirectory(tmp, "mvcc");
+    long afterCompaction;
+    try (MvccStore s = MvccStore.open(dir)) {
+      assertEquals(0, s.dbSizeInUse(), "an empty store holds no data, whatever LevelDB's files take");
+      String value = "v".repeat(1000);
+      for (int i = 1; i <= 200; i++) {
+        put(s, i, "k", value + i);
+      }
+      long full = s.dbSizeInUse();
+      assertTrue(full > 200 * 1000 && full < 200 * 1100, "200 rows of about 1 KB: " + full);
+      s.compact(s.currentRevision()).toCompletableFuture().get(10, TimeUnit.SECONDS);
+      afterCompaction = s.dbSizeInUse();
+      assertTrue(afterCompaction > 1000 && afterCompaction < 1100, "one row left: " + afterCompaction);
+      long before = s.dbSize();
+      s.defragment().toCompletableFuture().get(30, TimeUnit.SECONDS);
+      assertTrue(s.dbSize() < before - 100_000, "defragment dropped the deleted rows' files: "
+          + before + " -> " + s.dbSize());
+    }
+    try (MvccStore s = MvccStore.open(dir)) {
+      assertEquals(afterCompaction, s.dbSizeInUse(), "counted again from the rows at open");
+    }
+  }
+
+  @Test
   void hashKvIsTheSameForTheSameHistoryAndDiffersOtherwise() throws Exception {
     try (MvccStore a = MvccStore.open(Files.createTempDirectory(tmp, "mvcc"));
          MvccStore b = MvccStore.open(Files.createTempDirectory(tmp, "mvcc"))) {

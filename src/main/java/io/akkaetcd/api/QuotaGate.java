@@ -1,0 +1,35 @@
+package io.akkaetcd.api;
+
+import io.akkaetcd.alarm.Quota;
+import io.akkaetcd.errors.EtcdError;
+import io.akkaetcd.proto.etcdserverpb.AlarmRequest;
+import io.akkaetcd.proto.etcdserverpb.AlarmType;
+import io.akkaetcd.proto.etcdserverpb.InternalRaftRequest;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+
+/**
+ * etcd's quota check before a put, a writing txn or a lease grant is proposed (v3rpc's
+ * quotaKVServer and quotaLeaseServer): a request that does not fit the backend quota raises
+ * NOSPACE for this member through Raft, waits for it as etcd's quotaAlarmer does, and is refused
+ * with "database space exceeded". Counts the data the store holds ({@code dbSizeInUse}).
+ */
+final class QuotaGate {
+  private final EtcdMember member;
+
+  QuotaGate(EtcdMember member) {
+    this.member = member;
+  }
+
+  /** Completes if a request of {@code cost} fits; otherwise fails with NO_SPACE once the alarm is raised. */
+  CompletionStage<Void> admit(long cost) {
+    if (Quota.available(member.store().dbSizeInUse(), cost, member.quotaBackendBytes())) {
+      return CompletableFuture.completedFuture(null);
+    }
+    AlarmRequest raise = AlarmRequest.newBuilder().setAction(AlarmRequest.AlarmAction.ACTIVATE)
+        .setMemberID(member.members().self().value()).setAlarm(AlarmType.NOSPACE).build();
+    return member.propose(InternalRaftRequest.newBuilder().setAlarm(raise)).handle((applied, error) -> {
+      throw EtcdError.NO_SPACE.exception();
+    });
+  }
+}
