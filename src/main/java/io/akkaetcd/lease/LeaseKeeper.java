@@ -63,6 +63,19 @@ public final class LeaseKeeper {
     });
   }
 
+  /**
+   * Gives each of these leases that is still known its whole TTL from now, plus the extension;
+   * other leases keep their deadlines. Only lengthens: for the leases a member recovered at start.
+   */
+  public void refresh(Map<Long, Long> leaseTtls) {
+    long now = nanoClock.getAsLong();
+    leaseTtls.forEach((id, ttl) -> {
+      if (ttls.containsKey(id)) {
+        deadlines.merge(id, now + extendNanos + ttl * 1_000_000_000L, Math::max);
+      }
+    });
+  }
+
   public void granted(long id, long ttlSeconds) {
     ttls.put(id, ttlSeconds);
     deadlines.put(id, nanoClock.getAsLong() + ttlSeconds * 1_000_000_000L);

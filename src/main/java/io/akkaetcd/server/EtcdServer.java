@@ -381,10 +381,12 @@ public final class EtcdServer implements EtcdMember, AutoCloseable {
     // etcd answers clients a moment after its new leader promotes the leases. This member may
     // have led for seconds before it answered its first request (listeners bound after the
     // actors start, a cold JVM's first request): time no client could use must not shorten a
-    // lease, so a leader gives every lease its full TTL again once it has answered a request.
+    // lease it recovered, so a leader gives those their full TTL again once it has answered a
+    // request. Leases granted since keep exactly their TTL, as in etcd.
+    Map<Long, Long> recoveredLeases = Map.copyOf(lessor.ttls());
     server.promoteAtFirstAnswer = () -> {
       if (server.raftStatus().isLeader()) {
-        keeper.promote(lessor.ttls());
+        keeper.refresh(recoveredLeases);
       }
     };
     try {
