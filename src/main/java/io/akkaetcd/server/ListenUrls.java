@@ -7,6 +7,7 @@ import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.URI;
 import java.net.UnknownHostException;
+import java.util.List;
 
 /**
  * etcd's checks of the listen URLs, made before the data directory is created or anything else
@@ -20,7 +21,17 @@ final class ListenUrls {
 
   /** Throws etcd's start-up error for the first listen URL this member cannot serve. */
   static void check(ServerConfig config) {
+    boolean unixPeers = config.listenPeerUrls().stream().anyMatch(ListenUrls::isUnix)
+        || config.initialCluster().values().stream().flatMap(List::stream).anyMatch(ListenUrls::isUnix);
+    if (unixPeers && (config.initialCluster().size() > 1 || config.initialClusterState().equals("existing"))) {
+      // Akka's peer transport (Artery) speaks TCP only; a member alone needs no peer transport.
+      throw new StartupException("unix:// peer URLs are served only by a member alone: akka-etcd's peer transport"
+          + " is TCP (use http:// peer URLs for a cluster)");
+    }
     for (URI url : config.listenPeerUrls()) {
+      if (isUnix(url)) {
+        continue; // a member alone never listens for peers
+      }
       if (isTls(url)) {
         // etcd's transport.NewListener with an empty peer TLS info.
         throw new StartupException("cannot listen on TLS for " + hostPort(url) + ": KeyFile and CertFile are not presented");
@@ -35,6 +46,10 @@ final class ListenUrls {
       }
       checkBindable(url);
     }
+  }
+
+  private static boolean isUnix(URI url) {
+    return url.getScheme().equals("unix");
   }
 
   private static boolean isTls(URI url) {

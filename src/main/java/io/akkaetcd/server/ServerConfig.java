@@ -105,8 +105,10 @@ public record ServerConfig(
   static URI url(String s, String flag) {
     try {
       URI u = new URI(s);
+      // etcd also takes unix:// peer URLs; only a member alone can serve them here (ListenUrls).
+      boolean unixPeer = "unix".equals(u.getScheme()) && !flag.contains("client");
       if (u.getScheme() == null || u.getHost() == null || u.getPort() < 0
-          || !(u.getScheme().equals("http") || u.getScheme().equals("https"))) {
+          || !(u.getScheme().equals("http") || u.getScheme().equals("https") || unixPeer)) {
         throw new FlagException("invalid URL \"" + s + "\" for --" + flag + " (expected http://host:port)");
       }
       return u;
