@@ -3,7 +3,7 @@ package io.akkaetcd.apply;
 import com.google.protobuf.ByteString;
 import com.google.protobuf.Message;
 import io.akkaetcd.errors.EtcdError;
-import io.akkaetcd.apply.KvRequestValidator;
+import io.akkaetcd.lease.LeaseLookup;
 import io.akkaetcd.errors.EtcdException;
 import io.akkaetcd.mvcc.KeyOrder;
 import io.akkaetcd.mvcc.KvStore;

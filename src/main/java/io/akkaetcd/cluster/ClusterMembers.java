@@ -1,6 +1,5 @@
 package io.akkaetcd.cluster;
 
-import io.akkaetcd.server.ServerConfig;
 import java.net.URI;
 import java.util.ArrayList;
 import java.util.List;
@@ -15,14 +14,18 @@ public record ClusterMembers(long clusterId, MemberId self, List<Member> members
   /** One member: id, name, peer URLs, client URLs (known for this member only at bootstrap). */
   public record Member(MemberId id, String name, List<URI> peerUrls, List<URI> clientUrls, boolean learner) {}
 
-  public static ClusterMembers bootstrap(ServerConfig config) {
+  /**
+   * The members of --initial-cluster (name to peer URLs, in its order), with ids from their peer
+   * URLs and --initial-cluster-token; {@code name}'s own entry carries its client URLs.
+   */
+  public static ClusterMembers bootstrap(String name, Map<String, List<URI>> initialCluster, String token,
+      List<URI> advertiseClientUrls) {
     List<Member> members = new ArrayList<>();
     MemberId self = null;
-    for (Map.Entry<String, List<URI>> e : config.initialCluster().entrySet()) {
-      MemberId id = MemberId.of(e.getValue(), config.initialClusterToken());
-      boolean isSelf = e.getKey().equals(config.name());
-      members.add(new Member(id, e.getKey(), e.getValue(),
-          isSelf ? config.advertiseClientUrls() : List.of(), false));
+    for (Map.Entry<String, List<URI>> e : initialCluster.entrySet()) {
+      MemberId id = MemberId.of(e.getValue(), token);
+      boolean isSelf = e.getKey().equals(name);
+      members.add(new Member(id, e.getKey(), e.getValue(), isSelf ? advertiseClientUrls : List.of(), false));
       if (isSelf) {
         self = id;
       }

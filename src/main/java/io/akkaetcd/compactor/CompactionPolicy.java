@@ -1,7 +1,5 @@
 package io.akkaetcd.compactor;
 
-import io.akkaetcd.server.Flags.FlagException;
-import io.akkaetcd.server.GoDuration;
 import java.time.Duration;
 import java.util.OptionalLong;
 
@@ -20,23 +18,13 @@ public interface CompactionPolicy {
    */
   OptionalLong onSample(Duration now, long currentRevision);
 
-  /**
-   * The policy for --auto-compaction-mode and --auto-compaction-retention, or null when
-   * auto-compaction is off (retention 0). Periodic retention is a Go duration or a whole number
-   * of hours; revision retention is a number of revisions.
-   */
-  static CompactionPolicy of(String mode, String retention) {
-    String r = retention.trim();
-    if (mode.equals("revision")) {
-      long revisions;
-      try {
-        revisions = Long.parseLong(r);
-      } catch (NumberFormatException e) {
-        throw new FlagException("invalid auto-compaction-retention \"" + retention + "\" for revision mode");
-      }
-      return revisions <= 0 ? null : new RevisionPolicy(revisions);
-    }
-    Duration period = GoDuration.parseHoursOrDuration(r);
+  /** Compacts to the revision of one {@code period} ago; null (off) for a zero period. */
+  static CompactionPolicy periodic(Duration period) {
     return period.isZero() ? null : new PeriodicPolicy(period);
+  }
+
+  /** Keeps the last {@code revisions} revisions; null (off) for zero or less. */
+  static CompactionPolicy revision(long revisions) {
+    return revisions <= 0 ? null : new RevisionPolicy(revisions);
   }
 }

@@ -9,7 +9,7 @@ import java.util.OptionalLong;
  * min(period, 1h) / 10; the oldest sample kept is the revision of about one period ago. The first
  * compaction comes one period after start, later ones every min(period, 1h).
  */
-final class PeriodicPolicy implements CompactionPolicy {
+public final class PeriodicPolicy implements CompactionPolicy {
   private static final int WINDOWS = 10;
 
   private final Duration period;
@@ -51,7 +51,7 @@ final class PeriodicPolicy implements CompactionPolicy {
     return OptionalLong.of(samples.peekFirst());
   }
 
-  Duration period() {
+  public Duration period() {
     return period;
   }
 }

@@ -2,7 +2,6 @@ package io.akkaetcd.lease;
 
 import com.google.protobuf.ByteString;
 import io.akkaetcd.errors.EtcdError;
-import io.akkaetcd.apply.LeaseLookup;
 import io.akkaetcd.mvcc.KeyOrder;
 import io.akkaetcd.mvcc.KvStore;
 import io.akkaetcd.proto.etcdserverpb.LeaseGrantRequest;

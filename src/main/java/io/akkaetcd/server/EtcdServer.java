@@ -201,7 +201,7 @@ public final class EtcdServer implements EtcdMember, AutoCloseable {
     // A member joining a running cluster learns it from its peers the first time; afterwards its
     // data directory holds the membership it applied, whatever the flags say.
     boolean joining = config.initialClusterState().equals("existing") && !Files.exists(memberDir.resolve("identity"));
-    ClusterMembers bootstrap = joining ? ClusterJoin.fetch(config) : ClusterMembers.bootstrap(config);
+    ClusterMembers bootstrap = joining ? ClusterJoin.fetch(config) : config.bootstrapMembers();
     Membership membership = Membership.load(memberDir, MemberIdentity.loadOrRecord(memberDir, bootstrap));
     ClusterMembers members = membership.current();
     MemberAttributes attributes = MemberAttributes.load(memberDir);
@@ -359,7 +359,7 @@ public final class EtcdServer implements EtcdMember, AutoCloseable {
       log.info("{} stopped; store closed", members.self());
       server.stopped.complete(null);
     });
-    CompactionPolicy policy = CompactionPolicy.of(config.autoCompactionMode(), config.autoCompactionRetention());
+    CompactionPolicy policy = config.autoCompactionPolicy();
     if (policy != null) {
       system.systemActorOf(AutoCompactor.create(policy, store::currentRevision,
           () -> server.raftStatus().isLeader(),

@@ -1,5 +1,6 @@
 package io.akkaetcd.server;
 
+import io.akkaetcd.compactor.CompactionPolicy;
 import io.akkaetcd.server.Flags.FlagException;
 import java.net.URI;
 import java.nio.file.Path;
@@ -81,12 +82,29 @@ public record ServerConfig(
             "experimental-watch-progress-notify-interval"),
         v.get("log-level"),
         !"false".equals(v.get("strict-reconfig-check")));
-    // Refuses a malformed retention at start, as etcd does.
-    io.akkaetcd.compactor.CompactionPolicy.of(mode, c.autoCompactionRetention());
+    c.autoCompactionPolicy(); // refuses a malformed retention at start, as etcd does
     if (!c.initialCluster.containsKey(c.name)) {
       throw new FlagException("couldn't find local name \"" + c.name + "\" in the initial cluster configuration");
     }
     return c;
+  }
+
+  /**
+   * The policy of --auto-compaction-mode and --auto-compaction-retention, or null when
+   * auto-compaction is off (retention 0). Periodic retention is a Go duration or a whole number of
+   * hours; revision retention is a number of revisions.
+   */
+  public CompactionPolicy autoCompactionPolicy() {
+    String r = autoCompactionRetention.trim();
+    if (autoCompactionMode.equals("revision")) {
+      try {
+        return CompactionPolicy.revision(Long.parseLong(r));
+      } catch (NumberFormatException e) {
+        throw new FlagException("invalid auto-compaction-retention \"" + autoCompactionRetention
+            + "\" for revision mode");
+      }
+    }
+    return CompactionPolicy.periodic(GoDuration.parseHoursOrDuration(r));
   }
 
   /** The election timeout in heartbeat ticks (etcd's ElectionTicks). */
@@ -115,6 +133,12 @@ public record ServerConfig(
     } catch (java.net.URISyntaxException e) {
       throw new FlagException("invalid URL \"" + s + "\" for --" + flag + ": " + e.getMessage());
     }
+  }
+
+  /** The members --initial-cluster bootstraps, with etcd's ids; this member's entry carries its client URLs. */
+  public io.akkaetcd.cluster.ClusterMembers bootstrapMembers() {
+    return io.akkaetcd.cluster.ClusterMembers.bootstrap(name, initialCluster, initialClusterToken,
+        advertiseClientUrls);
   }
 
   static Map<String, List<URI>> initialCluster(String s) {

@@ -3,10 +3,10 @@ package io.akkaetcd.cluster;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 
-import io.akkaetcd.server.Flags;
-import io.akkaetcd.server.ServerConfig;
+import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -15,8 +15,7 @@ class MemberIdentityTest {
   @TempDir Path tmp;
 
   private static ClusterMembers bootstrap(String peer) {
-    return ClusterMembers.bootstrap(ServerConfig.fromFlags(Flags.parse(new String[] {
-        "--name", "n", "--initial-advertise-peer-urls", peer, "--initial-cluster", "n=" + peer}, Map.of())));
+    return ClusterMembers.bootstrap("n", Map.of("n", List.of(URI.create(peer))), "etcd-cluster", List.of());
   }
 
   @Test

@@ -11,20 +11,13 @@ import org.junit.jupiter.api.Test;
 class CompactionPolicyTest {
   @Test
   void retentionZeroTurnsAutoCompactionOff() {
-    assertNull(CompactionPolicy.of("periodic", "0"));
-    assertNull(CompactionPolicy.of("revision", "0"));
-  }
-
-  @Test
-  void periodicRetentionIsHoursOrADuration() {
-    assertEquals(Duration.ofHours(5), ((PeriodicPolicy) CompactionPolicy.of("periodic", "5")).period());
-    assertEquals(Duration.ofMinutes(90), ((PeriodicPolicy) CompactionPolicy.of("periodic", "1h30m")).period());
-    assertEquals(Duration.ofMillis(1500), ((PeriodicPolicy) CompactionPolicy.of("periodic", "1.5s")).period());
+    assertNull(CompactionPolicy.periodic(Duration.ZERO));
+    assertNull(CompactionPolicy.revision(0));
   }
 
   @Test
   void periodicCompactsToTheRevisionOfOnePeriodAgo() {
-    CompactionPolicy p = CompactionPolicy.of("periodic", "10m");
+    CompactionPolicy p = CompactionPolicy.periodic(Duration.ofMinutes(10));
     assertEquals(Duration.ofMinutes(1), p.sampleInterval());
     // The revision grows by 100 a minute; nothing is compacted before ten minutes have passed.
     for (int minute = 0; minute < 10; minute++) {
@@ -41,7 +34,7 @@ class CompactionPolicyTest {
 
   @Test
   void periodicLongerThanAnHourCompactsHourly() {
-    CompactionPolicy p = CompactionPolicy.of("periodic", "2");
+    CompactionPolicy p = CompactionPolicy.periodic(Duration.ofHours(2));
     assertEquals(Duration.ofMinutes(6), p.sampleInterval());
     java.util.List<Duration> compactedAt = new java.util.ArrayList<>();
     java.util.List<Long> compactedTo = new java.util.ArrayList<>();
@@ -61,7 +54,7 @@ class CompactionPolicyTest {
 
   @Test
   void revisionModeKeepsTheLastRetentionRevisions() {
-    CompactionPolicy p = CompactionPolicy.of("revision", "1000");
+    CompactionPolicy p = CompactionPolicy.revision(1000);
     assertEquals(Duration.ofMinutes(5), p.sampleInterval());
     assertTrue(p.onSample(Duration.ZERO, 500).isEmpty());
     assertEquals(OptionalLong.of(1500), p.onSample(Duration.ofMinutes(5), 2500));

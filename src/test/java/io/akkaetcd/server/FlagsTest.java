@@ -2,6 +2,7 @@ package io.akkaetcd.server;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -15,6 +16,22 @@ import org.junit.jupiter.api.Test;
 class FlagsTest {
   private static ServerConfig config(Map<String, String> env, String... args) {
     return ServerConfig.fromFlags(Flags.parse(args, env));
+  }
+
+  @Test
+  void autoCompactionRetentionIsHoursADurationOrRevisions() {
+    assertNull(config(Map.of(), "--auto-compaction-retention=0").autoCompactionPolicy());
+    assertNull(config(Map.of(), "--auto-compaction-mode=revision", "--auto-compaction-retention=0")
+        .autoCompactionPolicy());
+    assertEquals(Duration.ofHours(5), periodOf(config(Map.of(), "--auto-compaction-retention=5")));
+    assertEquals(Duration.ofMinutes(90), periodOf(config(Map.of(), "--auto-compaction-retention=1h30m")));
+    assertEquals(Duration.ofMillis(1500), periodOf(config(Map.of(), "--auto-compaction-retention=1.5s")));
+    assertEquals("invalid auto-compaction-retention \"1h\" for revision mode", assertThrows(FlagException.class,
+        () -> config(Map.of(), "--auto-compaction-mode=revision", "--auto-compaction-retention=1h")).getMessage());
+  }
+
+  private static Duration periodOf(ServerConfig c) {
+    return ((io.akkaetcd.compactor.PeriodicPolicy) c.autoCompactionPolicy()).period();
   }
 
   @Test

@@ -1,4 +1,4 @@
-package io.akkaetcd.apply;
+package io.akkaetcd.lease;
 
 /**
  * What the KV applier needs to know about leases: whether a lease id is granted. Implementations
