@@ -10,6 +10,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicLong;
 import org.iq80.leveldb.WriteBatch;
 import org.iq80.leveldb.WriteOptions;
 
@@ -32,6 +33,8 @@ final class ApplyBatch {
   private final KvIndex index;
   private final Backend backend;
   private final KvReads reads;
+  /** The backend's count of revision-row bytes, raised by each write. */
+  private final AtomicLong rowBytes;
 
   private volatile long appliedIndex;
   private volatile long appliedTerm;
@@ -49,6 +52,7 @@ final class ApplyBatch {
     this.index = index;
     this.backend = backend;
     this.reads = reads;
+    this.rowBytes = backend.rowBytes();
   }
 
   /**
@@ -220,7 +224,7 @@ final class ApplyBatch {
       byte[] k = StoreLayout.revKey(r, tombstone);
       byte[] v = kv.toByteArray();
       batch().put(k, v);
-      backend.rowBytes().addAndGet(k.length + v.length);
+      rowBytes.addAndGet(k.length + v.length);
       batchDirty = true;
       overlay.put(r, kv);
     }
