@@ -12,7 +12,7 @@ import org.iq80.leveldb.WriteBatch;
 import org.iq80.leveldb.WriteOptions;
 
 /**
- * A store being received from another member, row by row as an {@link MvccStore.Export} reads
+ * A store being received from another member, row by row as an {@link StoreExport} reads
  * them, into a LevelDB of its own beside the store's directory. Once {@link #finish()}ed (synced
  * and closed) it can replace the store ({@link MvccStore#install}); abandoned, it is deleted.
  * Confined to one thread at a time.
@@ -58,8 +58,8 @@ public final class IncomingStore implements AutoCloseable {
    */
   public Path finish() {
     try (WriteBatch b = db.createWriteBatch()) {
-      byte[] applied = db.get(MvccStore.META_APPLIED);
-      b.put(MvccStore.META_INSTALLED, applied != null ? applied : new byte[8]);
+      byte[] applied = db.get(StoreLayout.META_APPLIED);
+      b.put(StoreLayout.META_INSTALLED, applied != null ? applied : new byte[8]);
       db.write(b, new WriteOptions().sync(true));
       db.close();
       db = null;

@@ -5,6 +5,11 @@ import com.google.protobuf.UnsafeByteOperations;
 import java.util.Arrays;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.atomic.LongAdder;
+import java.util.function.BiConsumer;
+import org.iq80.leveldb.ReadOptions;
 
 /**
  * The key index read back from the revision rows when a store opens (etcd restores its treeIndex
@@ -23,6 +28,48 @@ final class IndexRebuild {
   /** Live keys with a lease, as the rows read so far leave them. */
   private final Map<ByteString, Long> leased = new HashMap<>();
   private long rows;
+
+  /**
+   * Reads the key index back from every revision row of {@code backend} (the block cache is left
+   * alone), adding each row's size to {@code bytes}. With more than one core the history is read
+   * in two halves at once, the later one on a thread of its own, then joined: copying the rows out
+   * of LevelDB is most of the time a large store takes to open. Rows at or below the compaction
+   * revision are sparse (one per key at most), so the halves split the revisions after it.
+   */
+  static IndexRebuild read(Backend backend, long revision, long compacted, LongAdder bytes) {
+    IndexRebuild lower = new IndexRebuild();
+    if (Runtime.getRuntime().availableProcessors() < 2) {
+      backend.scanRevisions(new ReadOptions().fillCache(false), 0, Long.MAX_VALUE, counted(lower, bytes));
+      return lower;
+    }
+    long split = compacted + (revision - compacted) / 2;
+    CompletableFuture<IndexRebuild> upper = new CompletableFuture<>();
+    Thread reader = new Thread(() -> {
+      try {
+        IndexRebuild later = new IndexRebuild();
+        backend.scanRevisions(new ReadOptions().fillCache(false), split + 1, Long.MAX_VALUE, counted(later, bytes));
+        upper.complete(later);
+      } catch (Throwable t) {
+        upper.completeExceptionally(t);
+      }
+    }, "mvcc-index-rebuild");
+    reader.start();
+    backend.scanRevisions(new ReadOptions().fillCache(false), 0, split, counted(lower, bytes));
+    try {
+      lower.append(upper.join());
+    } catch (CompletionException e) {
+      throw e.getCause() instanceof RuntimeException r ? r : e;
+    }
+    return lower;
+  }
+
+  /** Adds each row to the rebuilt index and its size to {@code bytes}. */
+  private static BiConsumer<byte[], byte[]> counted(IndexRebuild into, LongAdder bytes) {
+    return (k, v) -> {
+      bytes.add(k.length + v.length);
+      into.add(k, v);
+    };
+  }
 
   /** One revision row: key {@code 'r' + revision bytes [+ 't']}, value the stored KeyValue. */
   void add(byte[] rowKey, byte[] value) {

@@ -47,7 +47,7 @@ public interface KvStore extends AutoCloseable {
    * every key {@code >= key} (and with {@code key == "\0"} every key). {@code rev <= 0} means the
    * current revision. {@code limit <= 0} means no limit. {@code countOnly} skips reading values.
    *
-   * @throws io.akkaetcd.api.EtcdException COMPACTED if {@code 0 < rev < compactRevision()},
+   * @throws EtcdException COMPACTED if {@code 0 < rev < compactRevision()},
    *     FUTURE_REV if {@code rev > currentRevision()}
    */
   RangeResult range(ByteString key, ByteString rangeEnd, long rev, long limit, boolean countOnly);
@@ -76,7 +76,7 @@ public interface KvStore extends AutoCloseable {
    * persisted at once; dropping the old revisions may run in the background.
    *
    * @return a handle that completes when the compaction is durable on disk (physical=true).
-   * @throws io.akkaetcd.api.EtcdException COMPACTED if {@code rev} is at or below the last
+   * @throws EtcdException COMPACTED if {@code rev} is at or below the last
    *     compaction (pending ones included), FUTURE_REV if {@code rev} is beyond the newest revision
    *     written, the uncommitted batch included (the applier compacts mid-batch, and the answer
    *     must not depend on how entries were batched)
@@ -87,7 +87,7 @@ public interface KvStore extends AutoCloseable {
    * The events of the revisions in {@code [fromRev, toRev]} (bounded by the current revision), in
    * revision order, each with the key's previous live kv as prev_kv when history still has it.
    *
-   * @throws io.akkaetcd.api.EtcdException COMPACTED if {@code fromRev < compactRevision()}
+   * @throws EtcdException COMPACTED if {@code fromRev < compactRevision()}
    */
   List<Event> events(long fromRev, long toRev);
 

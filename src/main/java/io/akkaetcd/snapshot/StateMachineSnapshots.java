@@ -1,7 +1,7 @@
 package io.akkaetcd.snapshot;
 
 import io.akkaetcd.mvcc.IncomingStore;
-import io.akkaetcd.mvcc.MvccStore;
+import io.akkaetcd.mvcc.StoreExport;
 import io.akkaetcd.proto.peerpb.MemberEntry;
 import io.akkaetcd.proto.peerpb.PublishedAttributes;
 import io.akkaetcd.proto.peerpb.SnapshotChunk;
@@ -19,7 +19,7 @@ public interface StateMachineSnapshots {
    * The applied state at one point: a store export and the membership as of its last applied
    * entry. The caller closes the export.
    */
-  record Capture(MvccStore.Export export, List<MemberEntry> members, List<PublishedAttributes> attributes) {}
+  record Capture(StoreExport export, List<MemberEntry> members, List<PublishedAttributes> attributes) {}
 
   /** Captures the applied state between two applied batches. */
   CompletionStage<Capture> capture();

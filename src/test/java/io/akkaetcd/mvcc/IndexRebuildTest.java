@@ -14,7 +14,7 @@ class IndexRebuildTest {
   private static Row row(long rev, String key) {
     KeyValue kv = KeyValue.newBuilder().setKey(ByteString.copyFrom(key, java.nio.charset.StandardCharsets.ISO_8859_1))
         .setCreateRevision(rev).setModRevision(rev).setVersion(1).build();
-    return new Row(MvccStore.revKey(new Revision(rev, 0), false), kv.toByteArray());
+    return new Row(StoreLayout.revKey(new Revision(rev, 0), false), kv.toByteArray());
   }
 
   /** A revision row as the store writes it: 'r' + revision bytes [+ 't'] → the stored KeyValue. */
@@ -46,7 +46,7 @@ class IndexRebuildTest {
         kv = KeyValue.newBuilder().setKey(key).setValue(ByteString.copyFromUtf8("v" + rev)).setCreateRevision(cv[0])
             .setModRevision(rev).setVersion(cv[1]).setLease(leases[i]).build();
       }
-      rows.add(new Row(MvccStore.revKey(new Revision(rev, 0), deletes[i]), kv.toByteArray()));
+      rows.add(new Row(StoreLayout.revKey(new Revision(rev, 0), deletes[i]), kv.toByteArray()));
     }
     return rows;
   }

@@ -52,7 +52,7 @@ class MvccSnapshotTest {
   }
 
   /** Copies an export into a store being received for {@code target}, in small chunks. */
-  private static Path transfer(MvccStore.Export export, Path target) {
+  private static Path transfer(StoreExport export, Path target) {
     try (IncomingStore incoming = IncomingStore.create(target)) {
       int chunks = 0;
       while (!export.exhausted()) {
@@ -76,7 +76,7 @@ class MvccSnapshotTest {
     try (MvccStore source = source(dir.resolve("a")); MvccStore target = MvccStore.open(dir.resolve("b"))) {
       write(target, 1, 1, "stale", "x", 0);
       Path received;
-      try (MvccStore.Export export = source.export()) {
+      try (StoreExport export = source.export()) {
         assertEquals(300, export.appliedIndex());
         assertEquals(2, export.appliedTerm());
         write(source, 301, 3, "after", "the export", 0); // not in it: the export is a snapshot
@@ -115,7 +115,7 @@ class MvccSnapshotTest {
   void closingTheSourceEndsItsExports() throws Exception {
     Path dir = Files.createTempDirectory(tmp, "snap");
     MvccStore source = source(dir.resolve("a"));
-    MvccStore.Export export = source.export();
+    StoreExport export = source.export();
     export.next(100);
     source.close();
     assertThrows(EtcdException.class, () -> export.next(100), "reads after close fail instead of crashing LevelDB");

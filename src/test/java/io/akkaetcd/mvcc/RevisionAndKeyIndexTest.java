@@ -158,7 +158,7 @@ class RevisionAndKeyIndexTest {
           KeyIndex k = current.get();
           KeyIndex.Version v = at < 2 ? null : k.at(at);
           boolean wrongRead = at >= 2 && (v == null || v.revision().main() != at || v.tombstone() != (at % 5 == 0));
-          if (wrongRead && at > compacted.get()) { // MvccStore publishes its compactRevision first too
+          if (wrongRead && at > compacted.get()) { // the store publishes its compactRevision first too (Compaction)
             wrong.compareAndSet(null, "at " + at + " read " + v);
           }
           List<KeyIndex.Version> all = k.versions();
@@ -180,7 +180,7 @@ class RevisionAndKeyIndexTest {
         k.put(new Revision(rev, 0));
       }
       if (rev % 16 == 0) {
-        // as MvccStore.compactIndex replaces it in the index; a compacted history's array is full,
+        // as KvIndex.compact replaces it in the index; a compacted history's array is full,
         // so the appends after it grow the array again and again
         compacted.set(rev - 8);
         current.set(k.compact(rev - 8));
