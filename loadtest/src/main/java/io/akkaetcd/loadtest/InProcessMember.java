@@ -23,12 +23,13 @@ import java.util.function.Consumer;
  * the one the server loads.
  */
 final class InProcessMember implements AutoCloseable {
+  private static final MethodHandles.Lookup LOOKUP = MethodHandles.publicLookup();
+
   /** host:port of the member's client URL, for the gRPC path. */
   final String endpoint;
   private final AutoCloseable server;
   /** Kv#put(PutRequest), bound to the member's in-process client: (PutRequest) CompletionStage. */
   private final MethodHandle put;
-  private static final MethodHandles.Lookup LOOKUP = MethodHandles.publicLookup();
 
   private InProcessMember(String endpoint, AutoCloseable server, MethodHandle put) {
     this.endpoint = endpoint;
@@ -59,7 +60,12 @@ final class InProcessMember implements AutoCloseable {
    * {@code EtcdServer.start(ServerConfig.fromFlags(Flags.parse(flags, env)))}, etcd's flags in.
    */
   private static Object startServer(List<String> flags) throws Exception {
-    Class<?> config = Class.forName("io.akkaetcd.server.ServerConfig");
+    Class<?> config;
+    try {
+      config = Class.forName("io.akkaetcd.server.ServerConfig");
+    } catch (ClassNotFoundException e) {
+      throw new IllegalStateException("the server is not on the class path: run loadtest/in-process", e);
+    }
     Class<?> server = Class.forName("io.akkaetcd.server.EtcdServer");
     Object values = invoke(LOOKUP.findStatic(Class.forName("io.akkaetcd.server.Flags"), "parse",
         methodType(Map.class, String[].class, Map.class)), flags.toArray(String[]::new), Map.of());

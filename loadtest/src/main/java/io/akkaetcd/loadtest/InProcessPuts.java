@@ -31,7 +31,13 @@ public final class InProcessPuts {
   static final String IN_PROCESS = "in-process";
 
   /** One run of one path: puts/s, latency, and this JVM's CPU per put (member and load together). */
-  record Score(double rps, double p50, double p99, double cpuMicrosPerOp, long errors) {}
+  record Score(double rps, double p50, double p99, double cpuMicrosPerOp, long errors) {
+    @Override
+    public String toString() {
+      return String.format(Locale.ROOT, "%.0f puts/s, p50 %.2f ms, p99 %.2f ms, %.0f µs CPU/put, %d errors",
+          rps, p50, p99, cpuMicrosPerOp, errors);
+    }
+  }
 
   private InProcessPuts() {}
 
@@ -46,9 +52,10 @@ public final class InProcessPuts {
     int warmup = o.integer("warmup", 4);
     long total = o.longValue("total", 50_000);
     // a fresh temporary directory only when --work names none; the member's data dir is deleted at the end
-    boolean ownWork = !o.has("work");
-    Path work = ownWork ? Files.createTempDirectory("in-process") : Path.of(o.string("work", ""));
+    String workFlag = o.string("work", "");
     o.checkAllUsed();
+    boolean ownWork = workFlag.isEmpty();
+    Path work = ownWork ? Files.createTempDirectory("in-process") : Path.of(workFlag);
     Path dataDir = work.resolve("in-process.data");
     String loadAtStart = loadAverage();
     Map<String, List<Score>> scores = new LinkedHashMap<>();
