@@ -1,6 +1,5 @@
 package io.akkaetcd.loadtest;
 
-import io.grpc.ManagedChannel;
 import io.grpc.Status;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
@@ -14,18 +13,19 @@ import java.util.function.Consumer;
  * {@code clients} concurrent closed-loop clients sharing {@code total} operations, as etcd's
  * benchmark runs them: each client has one request outstanding and sends the next when it completes;
  * client i uses connection i mod conns. With a rate, operation n is not sent before start + n/rate.
+ * A connection is a gRPC channel, or the in-process client of a member in this JVM.
  */
-final class ClosedLoop {
+final class ClosedLoop<C> {
   /** One operation: calls {@code done} with Status.OK or the failure, exactly once. */
-  interface Op {
-    void issue(ManagedChannel channel, int client, long seq, Consumer<Status> done);
+  interface Op<C> {
+    void issue(C channel, int client, long seq, Consumer<Status> done);
   }
 
-  private final List<ManagedChannel> channels;
+  private final List<C> channels;
   private final int clients;
   private final long total;
   private final double rate;
-  private final Op op;
+  private final Op<C> op;
   private final Report report;
   private final AtomicLong next = new AtomicLong();
   private final CountDownLatch finished;
@@ -36,7 +36,7 @@ final class ClosedLoop {
   });
   private long startNanos;
 
-  private ClosedLoop(String name, List<ManagedChannel> channels, int clients, long total, double rate, Op op) {
+  private ClosedLoop(String name, List<C> channels, int clients, long total, double rate, Op<C> op) {
     this.channels = channels;
     this.clients = clients;
     this.total = total;
@@ -46,9 +46,9 @@ final class ClosedLoop {
     this.finished = new CountDownLatch(clients);
   }
 
-  static Report run(String name, List<ManagedChannel> channels, int clients, long total, double rate, Op op)
+  static <C> Report run(String name, List<C> channels, int clients, long total, double rate, Op<C> op)
       throws InterruptedException {
-    ClosedLoop loop = new ClosedLoop(name, channels, clients, total, rate, op);
+    ClosedLoop<C> loop = new ClosedLoop<>(name, channels, clients, total, rate, op);
     loop.report.start();
     loop.startNanos = System.nanoTime();
     for (int c = 0; c < clients; c++) loop.issueNext(c);

@@ -36,6 +36,9 @@ public final class Compare {
       "--members 3 compares clusters instead: an etcd and an akka-etcd cluster of that size, puts and",
       "ranges with clients spread over the members, then leader failover (kill -9 of the leader).");
 
+  /** The comparison's put workload with 64 clients, --total aside (loadtest/in-process runs it too). */
+  static final String PUTS_64_CLIENTS = "put --clients 64 --conns 8 --key-space-size 100000";
+
   private Compare() {}
 
   static List<Workload> suite(String name) {
@@ -43,7 +46,7 @@ public final class Compare {
     int n = full ? 50_000 : 10_000;
     return List.of(
         new Workload("put, 1 client", "put --clients 1 --total " + (full ? 5000 : 1000)),
-        new Workload("put, 64 clients", "put --clients 64 --conns 8 --key-space-size 100000 --total " + n),
+        new Workload("put, 64 clients", PUTS_64_CLIENTS + " --total " + n),
         new Workload("range l, 64 clients", "range bench-range --consistency l --clients 64 --conns 8 --total " + n),
         new Workload("range s, 64 clients", "range bench-range --consistency s --clients 64 --conns 8 --total " + n),
         new Workload("txn-put (CAS), 64 clients", "txn-put --clients 64 --conns 8 --total " + n),
@@ -97,7 +100,7 @@ public final class Compare {
         // each run as every measured round opens its own; a single client's put has its own
         // (docs/results-history.md, 2026-11-23 late and 2026-11-24 evening).
         for (int run = 0; run < 7; run++) {
-          runQuiet(server, "put --clients 64 --conns 8 --key-space-size 100000 --total 50000");
+          runQuiet(server, PUTS_64_CLIENTS + " --total 50000");
         }
         runQuiet(server, "put --clients 1 --total 2000");
       }
@@ -231,7 +234,7 @@ public final class Compare {
   }
 
   /** The median of a figure over the rounds. */
-  private static double median(List<Score> rounds, java.util.function.ToDoubleFunction<Score> f) {
+  static <T> double median(List<T> rounds, java.util.function.ToDoubleFunction<T> f) {
     double[] v = rounds.stream().mapToDouble(f).sorted().toArray();
     return v.length % 2 == 1 ? v[v.length / 2] : (v[v.length / 2 - 1] + v[v.length / 2]) / 2;
   }

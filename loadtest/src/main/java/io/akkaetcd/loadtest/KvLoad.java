@@ -3,9 +3,11 @@ package io.akkaetcd.loadtest;
 import com.google.protobuf.ByteString;
 import io.akkaetcd.proto.etcdserverpb.*;
 import io.grpc.ManagedChannel;
+import io.grpc.Status;
 import java.util.List;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Consumer;
 
 /** The KV workloads: put, range, txn-put (compare-and-swap) and txn-mixed. */
 final class KvLoad {
@@ -34,14 +36,27 @@ final class KvLoad {
     return sequential ? seq % keySpace : ThreadLocalRandom.current().nextInt(keySpace);
   }
 
+  /** Sends one put over connection {@code C}; calls {@code done} with Status.OK or the failure, once. */
+  interface PutSender<C> {
+    void send(C connection, PutRequest request, Consumer<Status> done);
+  }
+
+  static final PutSender<ManagedChannel> GRPC_PUT = (c, req, done) -> Rpc.call(c, Rpc.PUT, req, (r, s) -> done.accept(s));
+
   static Report put(Options o, List<ManagedChannel> ch, int clients, long total, double rate) throws InterruptedException {
+    return put("put", o, ch, GRPC_PUT, clients, total, rate);
+  }
+
+  /** The put workload through any transport: the same keys, values and loop for each. */
+  static <C> Report put(String name, Options o, List<C> ch, PutSender<C> sender, int clients, long total, double rate)
+      throws InterruptedException {
     int keySize = o.integer("key-size", 8);
     int keySpace = o.integer("key-space-size", 1);
     boolean sequential = o.bool("sequential-keys", false);
     ByteString value = randomBytes(o.integer("val-size", 8));
-    return ClosedLoop.run("put", ch, clients, total, rate, (c, client, seq, done) -> {
+    return ClosedLoop.run(name, ch, clients, total, rate, (c, client, seq, done) -> {
       PutRequest req = PutRequest.newBuilder().setKey(key(keyNumber(seq, keySpace, sequential), keySize)).setValue(value).build();
-      Rpc.call(c, Rpc.PUT, req, (r, s) -> done.accept(s));
+      sender.send(c, req, done);
     });
   }
 

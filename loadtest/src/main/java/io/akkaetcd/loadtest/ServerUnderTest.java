@@ -49,12 +49,17 @@ final class ServerUnderTest implements AutoCloseable {
     String base = kind.name().toLowerCase() + (name.equals("default") ? "" : "-" + name);
     this.dataDir = workDir.resolve(base + ".data");
     this.log = workDir.resolve(base + ".log");
-    command = new ArrayList<>(List.of(executable,
-        "--name", name, "--data-dir", dataDir.toString(),
+    command = new ArrayList<>(List.of(executable));
+    command.addAll(memberFlags(name, dataDir, endpoint, peerUrl, initialCluster != null ? initialCluster : name + "=" + peerUrl));
+    command.addAll(extraFlags);
+  }
+
+  /** etcd's flags for one member serving client requests on {@code endpoint} (host:port). */
+  static List<String> memberFlags(String name, Path dataDir, String endpoint, String peerUrl, String initialCluster) {
+    return List.of("--name", name, "--data-dir", dataDir.toString(),
         "--listen-client-urls", "http://" + endpoint, "--advertise-client-urls", "http://" + endpoint,
         "--listen-peer-urls", peerUrl, "--initial-advertise-peer-urls", peerUrl,
-        "--initial-cluster", initialCluster != null ? initialCluster : name + "=" + peerUrl));
-    command.addAll(extraFlags);
+        "--initial-cluster", initialCluster);
   }
 
   /** The members of one cluster (names m1, m2, ...), not started. */
@@ -212,8 +217,13 @@ final class ServerUnderTest implements AutoCloseable {
   @Override
   public void close() {
     stop();
-    if (Files.exists(dataDir)) {
-      try (Stream<Path> files = Files.walk(dataDir)) {
+    deleteTree(dataDir);
+  }
+
+  /** Deletes a directory and everything under it, if it exists. */
+  static void deleteTree(Path dir) {
+    if (Files.exists(dir)) {
+      try (Stream<Path> files = Files.walk(dir)) {
         files.sorted(Comparator.reverseOrder()).forEach(f -> f.toFile().delete());
       } catch (IOException e) {
         throw new UncheckedIOException(e);
