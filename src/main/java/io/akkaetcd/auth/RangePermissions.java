@@ -11,18 +11,24 @@ import java.util.Map;
  * change, so a check is a lookup in {@link KeyRanges}. Immutable.
  */
 final class RangePermissions {
-  static final RangePermissions NONE = new RangePermissions(KeyRanges.EMPTY, KeyRanges.EMPTY);
+  private static final RangePermissions NONE = new RangePermissions(false, KeyRanges.EMPTY, KeyRanges.EMPTY);
+  private static final RangePermissions ROOT = new RangePermissions(true, KeyRanges.EMPTY, KeyRanges.EMPTY);
 
+  private final boolean root;
   private final KeyRanges read;
   private final KeyRanges write;
 
-  private RangePermissions(KeyRanges read, KeyRanges write) {
+  private RangePermissions(boolean root, KeyRanges read, KeyRanges write) {
+    this.root = root;
     this.read = read;
     this.write = write;
   }
 
-  /** The union of the permissions of the user's roles that exist. */
+  /** The union of the permissions of the user's roles that exist; everything for role root. */
   static RangePermissions of(User user, Map<String, Role> roles) {
+    if (user.isRoot()) {
+      return ROOT;
+    }
     List<KeyRanges.Interval> read = new ArrayList<>();
     List<KeyRanges.Interval> write = new ArrayList<>();
     for (String roleName : user.roles()) {
@@ -46,7 +52,7 @@ final class RangePermissions {
     if (read.isEmpty() && write.isEmpty()) {
       return NONE;
     }
-    return new RangePermissions(KeyRanges.of(read), KeyRanges.of(write));
+    return new RangePermissions(false, KeyRanges.of(read), KeyRanges.of(write));
   }
 
   /**
@@ -68,13 +74,17 @@ final class RangePermissions {
   }
 
   /**
-   * Whether a request for {@code [key, rangeEnd)} of {@code type} (READ or WRITE) is covered, with
+   * Whether a request for {@code [key, rangeEnd)} of {@code type} (READ or WRITE) is covered (any
+   * request is, for role root), with
    * etcd's request conventions: empty rangeEnd = the key alone, "\0" = from the key on. An empty
    * key is never covered (see {@link #granted}); an empty or inverted range is checked as its key.
    */
   boolean permits(ByteString key, ByteString rangeEnd, PermType type) {
     if (type == PermType.READWRITE) {
       throw new IllegalArgumentException("a request asks for READ or WRITE");
+    }
+    if (root) {
+      return true;
     }
     KeyRanges ranges = type == PermType.READ ? read : write;
     if (key.isEmpty()) {
