@@ -150,6 +150,17 @@ class AuthStateTest {
     assertEquals(2, twice.roleRevokePermission("r", b("c"), b("")).roleGet("r").size());
   }
 
+  /** As etcdctl role get showed on etcd 3.4.23: the second grant on [a, c) is a third permission. */
+  @Test
+  void grantOnAKeyHeldWithAnotherRangeEndAppendsAsEtcd() {
+    AuthState s = AuthState.EMPTY.roleAdd("r")
+        .roleGrantPermission("r", new Permission(PermType.READ, b("a"), b("b")))
+        .roleGrantPermission("r", new Permission(PermType.READ, b("a"), b("c")))
+        .roleGrantPermission("r", new Permission(PermType.WRITE, b("a"), b("c")));
+    assertEquals(List.of(new Permission(PermType.READ, b("a"), b("b")), new Permission(PermType.READ, b("a"), b("c")),
+        new Permission(PermType.WRITE, b("a"), b("c"))), s.roleGet("r"));
+  }
+
   @Test
   void checksInEtcdsOrder() {
     AuthState s = rootOnly().userAdd("alice", HASH, false).roleAdd("r")
