@@ -66,7 +66,11 @@ public enum EtcdError {
       "etcdserver: permission is not granted to the role"),
   AUTH_NOT_ENABLED(ErrorCode.FAILED_PRECONDITION, "etcdserver: authentication is not enabled"),
   INVALID_AUTH_TOKEN(ErrorCode.UNAUTHENTICATED, "etcdserver: invalid auth token"),
-  INVALID_AUTH_MGMT(ErrorCode.INVALID_ARGUMENT, "etcdserver: invalid auth management");
+  INVALID_AUTH_MGMT(ErrorCode.INVALID_ARGUMENT, "etcdserver: invalid auth management"),
+  AUTH_OLD_REVISION(ErrorCode.INVALID_ARGUMENT, "etcdserver: revision of auth store is old"),
+  // auth errors etcd's v3rpc does not map: they reach the client as Unknown with auth's own text
+  NO_PASSWORD_USER(ErrorCode.UNKNOWN, "auth: authentication failed, password was given for no password user"),
+  VERIFY_ONLY(ErrorCode.UNKNOWN, "auth: token signing attempted with verify-only key");
 
   private final ErrorCode code;
   private final String text;
