@@ -246,6 +246,28 @@ class TlsHandshakeTest {
   }
 
   @Test
+  void tls13SessionsAreResumedWithTickets() throws Exception {
+    try (TlsEchoServer s = serve()) {
+      JdkClient client = new JdkClient(ca.caCertificate(), null);
+      long created;
+      try (JdkClient.Connection c = client.connect(s.port(), null)) {
+        c.say("ping");
+        assertEquals("TLSv1.3", c.socket().getSession().getProtocol());
+        created = c.socket().getSession().getCreationTime();
+      }
+      try (JdkClient.Connection c = client.connect(s.port(), null)) {
+        c.say("ping");
+        assertEquals(created, c.socket().getSession().getCreationTime(), "a new session: not resumed");
+      }
+      // The control: a client without the ticket gets a session of its own.
+      try (JdkClient.Connection c = new JdkClient(ca.caCertificate(), null).connect(s.port(), null)) {
+        c.say("ping");
+        assertNotEquals(created, c.socket().getSession().getCreationTime());
+      }
+    }
+  }
+
+  @Test
   void rotatedCertificateIsUsedByNewConnectionsWhileOpenOnesKeepWorking() throws Exception {
     try (TlsEchoServer s = serve()) {
       JdkClient client = new JdkClient(ca.caCertificate(), null);
