@@ -22,33 +22,17 @@ import io.akkaetcd.proto.etcdserverpb.TxnRequest;
 import io.akkaetcd.proto.etcdserverpb.TxnResponse;
 import io.akkaetcd.proto.mvccpb.KeyValue;
 import java.util.List;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
-
 /**
  * etcd's KV service, one contract over gRPC and in-process: revisions, prev_kv, ranges with
  * range_end, limits and sorting, deletes, txns, compaction, and etcd's errors by gRPC code and
  * exact text. Expected values are etcd v3.5's (server/etcdserver/apply.go, v3rpc/key.go, mvcc).
  */
-class KvContractTest {
+class KvContractTest extends MemberPerClass {
   private static final String INVALID_ARGUMENT = "INVALID_ARGUMENT";
   private static final String OUT_OF_RANGE = "OUT_OF_RANGE";
-  private static ContractMember member;
 
-  @BeforeAll
-  static void start() {
-    member = new ContractMember("--max-txn-ops", "8");
-  }
-
-  @AfterAll
-  static void stop() throws Exception {
-    if (member != null) {
-      member.close();
-    }
-  }
-
-  static List<Transport> transports() {
-    return member.transports();
+  KvContractTest() {
+    super("--max-txn-ops", "8");
   }
 
   static PutRequest.Builder put(ByteString key, String value) {

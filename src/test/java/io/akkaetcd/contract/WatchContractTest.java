@@ -18,9 +18,6 @@ import io.akkaetcd.proto.etcdserverpb.WatchResponse;
 import io.akkaetcd.proto.mvccpb.Event;
 import io.akkaetcd.proto.mvccpb.KeyValue;
 import java.util.List;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
-
 /**
  * etcd's Watch service, one contract over gRPC and in-process: created first, then events in
  * revision order with one response per revision, prev_kv, filters, prefixes, replay from a past
@@ -29,26 +26,12 @@ import org.junit.jupiter.api.BeforeAll;
  * requests are not in the contract: the in-process watch takes only its create request (ending
  * the source is its cancel).
  */
-class WatchContractTest {
-  private static ContractMember member;
-
-  @BeforeAll
-  static void start() {
-    member = new ContractMember("--experimental-watch-progress-notify-interval", "200ms");
+class WatchContractTest extends MemberPerClass {
+  WatchContractTest() {
+    super("--experimental-watch-progress-notify-interval", "200ms");
   }
 
-  @AfterAll
-  static void stop() throws Exception {
-    if (member != null) {
-      member.close();
-    }
-  }
-
-  static List<Transport> transports() {
-    return member.transports();
-  }
-
-  static WatchProbe watch(Transport t, WatchCreateRequest.Builder request) {
+  WatchProbe watch(Transport t, WatchCreateRequest.Builder request) {
     return WatchProbe.run(t.watch(request.build()), member.materializer());
   }
 
