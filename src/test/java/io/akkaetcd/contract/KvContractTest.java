@@ -22,17 +22,19 @@ import io.akkaetcd.proto.etcdserverpb.TxnRequest;
 import io.akkaetcd.proto.etcdserverpb.TxnResponse;
 import io.akkaetcd.proto.mvccpb.KeyValue;
 import java.util.List;
+
 /**
  * etcd's KV service, one contract over gRPC and in-process: revisions, prev_kv, ranges with
  * range_end, limits and sorting, deletes, txns, compaction, and etcd's errors by gRPC code and
- * exact text. Expected values are etcd v3.5's (server/etcdserver/apply.go, v3rpc/key.go, mvcc).
+ * exact text (--max-txn-ops 8 and --max-request-bytes 4096 make the limits small). Expected
+ * values are etcd v3.5's (server/etcdserver/apply.go, v3rpc/key.go, mvcc).
  */
 class KvContractTest extends MemberPerClass {
   private static final String INVALID_ARGUMENT = "INVALID_ARGUMENT";
   private static final String OUT_OF_RANGE = "OUT_OF_RANGE";
 
   KvContractTest() {
-    super("--max-txn-ops", "8");
+    super("--max-txn-ops", "8", "--max-request-bytes", "4096");
   }
 
   static PutRequest.Builder put(ByteString key, String value) {
@@ -297,6 +299,19 @@ class KvContractTest extends MemberPerClass {
         t.txn(TxnRequest.newBuilder().addSuccess(op(put(ByteString.EMPTY, "v"))).build()));
     assertFails("NOT_FOUND", "etcdserver: requested lease not found",
         t.txn(TxnRequest.newBuilder().addSuccess(op(put(p.key("l"), "v").setLease(0x7eadbeefL))).build()));
+  }
+
+  @OverEachTransport
+  void aWriteOverMaxRequestBytesIsTooLarge(Transport t) {
+    // etcd measures the Raft proposal (--max-request-bytes 4096 here), below gRPC's own limit.
+    ByteString k = Prefix.of("too-large", t).key("k");
+    String big = "v".repeat(5000);
+    assertFails(INVALID_ARGUMENT, "etcdserver: request is too large", t.put(put(k, big).build()));
+    assertFails(INVALID_ARGUMENT, "etcdserver: request is too large",
+        t.txn(TxnRequest.newBuilder().addSuccess(op(put(k, big))).build()));
+    long r = await(t.put(put(k, "v".repeat(3000)).build())).getHeader().getRevision();
+    assertEquals(1, await(t.range(RangeRequest.newBuilder().setKey(k).setRevision(r).build())).getCount(),
+        "a read of it is no proposal");
   }
 
   @OverEachTransport

@@ -18,6 +18,7 @@ import io.akkaetcd.proto.etcdserverpb.WatchResponse;
 import io.akkaetcd.proto.mvccpb.Event;
 import io.akkaetcd.proto.mvccpb.KeyValue;
 import java.util.List;
+
 /**
  * etcd's Watch service, one contract over gRPC and in-process: created first, then events in
  * revision order with one response per revision, prev_kv, filters, prefixes, replay from a past
