@@ -1,6 +1,5 @@
 package io.akkaetcd.api;
 
-import io.akkaetcd.errors.EtcdError;
 import akka.http.javadsl.model.ContentTypes;
 import akka.http.javadsl.model.HttpEntities;
 import akka.http.javadsl.model.HttpHeader;
@@ -20,14 +19,12 @@ import java.util.concurrent.CompletionStage;
 /**
  * Everything served on a client URL. gRPC requests go to their service by the first path segment
  * ({@code /etcdserverpb.KV/Range}); an unknown service or method answers gRPC UNIMPLEMENTED as
- * grpc-go does, never a bare HTTP 404. Plain HTTP gets etcd's {@code /health} and
- * {@code /version}. Nothing is served before the member is {@linkplain EtcdMember#ready ready}.
+ * grpc-go does, never a bare HTTP 404. A known method's call goes through the member's
+ * {@link io.akkaetcd.api.pipeline.Pipeline} (readiness, learner, leader and auth stages). Plain
+ * HTTP gets etcd's {@code /health} and {@code /version} once the member is
+ * {@linkplain EtcdMember#ready ready}.
  */
 public final class ClientRouter implements Function<HttpRequest, CompletionStage<HttpResponse>> {
-  /** What a learner serves (etcd's isRPCSupportedForLearner). */
-  private static final java.util.Set<String> LEARNER_SERVES =
-      java.util.Set.of("/etcdserverpb.KV/Range", "/etcdserverpb.Maintenance/Status");
-
   private final Map<String, Function<HttpRequest, CompletionStage<HttpResponse>>> services;
   private final EtcdMember member;
   private final Materializer materializer;
@@ -45,61 +42,44 @@ public final class ClientRouter implements Function<HttpRequest, CompletionStage
 
   @Override
   public CompletionStage<HttpResponse> apply(HttpRequest req) throws Exception {
-    CompletionStage<Void> ready = member.ready();
-    if (ready.toCompletableFuture().isDone()) {
-      CompletionStage<HttpResponse> resp = route(req);
-      if (!answered) {
-        resp.thenRun(() -> {
-          if (!answered) {
-            answered = true;
-            member.firstRequestAnswered();
-          }
-        });
-      }
-      return resp;
+    CompletionStage<HttpResponse> resp = isGrpc(req) ? grpc(req) : http(req);
+    if (!answered && member.ready().toCompletableFuture().isDone()) {
+      resp.thenRun(() -> {
+        if (!answered) {
+          answered = true;
+          member.firstRequestAnswered();
+        }
+      });
     }
-    // etcd serves nothing before it is ready; a request waits for it (or for its client's deadline).
-    return ready.thenComposeAsync(x -> {
-      try {
-        return route(req);
-      } catch (Exception e) {
-        return CompletableFuture.failedFuture(e);
-      }
-    }, materializer.executionContext());
+    return resp;
   }
 
-  private CompletionStage<HttpResponse> route(HttpRequest req) throws Exception {
+  private CompletionStage<HttpResponse> grpc(HttpRequest req) throws Exception {
     String path = req.getUri().path();
-    if (isGrpc(req)) {
-      int slash = path.indexOf('/', 1);
-      String service = slash > 0 ? path.substring(1, slash) : path.substring(1);
-      Function<HttpRequest, CompletionStage<HttpResponse>> handler = services.get(service);
-      if (handler == null) {
-        return CompletableFuture.completedFuture(unimplemented("unknown service " + service));
-      }
-      Optional<HttpResponse> refused = GrpcNegotiation.refusal(req);
-      if (refused.isPresent()) {
-        req.discardEntityBytes(materializer);
-        return CompletableFuture.completedFuture(refused.get());
-      }
-      if (member.isLearner() && !LEARNER_SERVES.contains(path)) {
-        // etcd's learners serve only Status and serializable Range (the KV service checks that).
-        req.discardEntityBytes(materializer);
-        return CompletableFuture.completedFuture(trailersOnly(Status.Code.UNAVAILABLE,
-            EtcdError.NOT_SUPPORTED_FOR_LEARNER.text()));
-      }
-      if (requiresLeader(req) && member.raftStatus().leader() == 0) {
-        // etcd's WithRequireLeader: the client asked not to be served by a member without a leader.
-        req.discardEntityBytes(materializer);
-        return CompletableFuture.completedFuture(trailersOnly(Status.Code.UNAVAILABLE, EtcdError.NO_LEADER.text()));
-      }
-      return handler.apply(req).thenApplyAsync(resp -> resp.status().equals(StatusCodes.NOT_FOUND)
-          ? unimplemented("unknown method " + path.substring(slash + 1) + " for service " + service)
-          : resp, UnaryGrpcHandler.SAME_THREAD);
+    int slash = path.indexOf('/', 1);
+    String service = slash > 0 ? path.substring(1, slash) : path.substring(1);
+    Function<HttpRequest, CompletionStage<HttpResponse>> handler = services.get(service);
+    if (handler == null) {
+      return CompletableFuture.completedFuture(unimplemented("unknown service " + service));
     }
-    // Answer only once the request's body is read: an HTTP/1.1 answer sent before it (Patroni sends
-    // "{}" with GET /version) makes Akka HTTP close the connection instead of keeping it alive.
-    return req.discardEntityBytes(materializer).completionStage().thenApply(done -> http(path, req));
+    Optional<HttpResponse> refused = GrpcNegotiation.refusal(req);
+    if (refused.isPresent()) {
+      req.discardEntityBytes(materializer);
+      return CompletableFuture.completedFuture(refused.get());
+    }
+    return handler.apply(req).thenApplyAsync(resp -> resp.status().equals(StatusCodes.NOT_FOUND)
+        ? unimplemented("unknown method " + path.substring(slash + 1) + " for service " + service)
+        : resp, GrpcServiceHandler.SAME_THREAD);
+  }
+
+  /**
+   * etcd serves nothing before it is ready; a request waits for it. Answer only once the request's
+   * body is read: an HTTP/1.1 answer sent before it (Patroni sends "{}" with GET /version) makes
+   * Akka HTTP close the connection instead of keeping it alive.
+   */
+  private CompletionStage<HttpResponse> http(HttpRequest req) {
+    return member.ready().thenCompose(ready -> req.discardEntityBytes(materializer).completionStage())
+        .thenApply(done -> http(req.getUri().path(), req));
   }
 
   private HttpResponse http(String path, HttpRequest req) {
@@ -132,11 +112,6 @@ public final class ClientRouter implements Function<HttpRequest, CompletionStage
 
   private static boolean isGrpc(HttpRequest req) {
     return req.entity().getContentType().mediaType().toString().startsWith("application/grpc");
-  }
-
-  /** etcd's require-leader metadata ({@code hasleader: true}), set by clientv3.WithRequireLeader. */
-  private static boolean requiresLeader(HttpRequest req) {
-    return req.getHeader("hasleader").map(h -> h.value().equals("true")).orElse(false);
   }
 
   /** A trailers-only gRPC response: HTTP 200 with grpc-status 12 in the headers. */

@@ -1,6 +1,8 @@
 package io.akkaetcd.api;
 
 import akka.actor.typed.ActorSystem;
+import io.akkaetcd.api.pipeline.Pipeline;
+import io.akkaetcd.api.pipeline.Plugins;
 import io.akkaetcd.apply.KvApplier;
 import io.akkaetcd.lease.LeaseForwarding;
 import io.akkaetcd.lease.Lessor;
@@ -8,17 +10,19 @@ import io.akkaetcd.watch.WatchHub;
 import java.time.Duration;
 
 /**
- * A member's client-facing services, built once: the gRPC transport registers these instances,
- * and the in-process client ({@code io.akkaetcd.embed.EtcdClient}) calls the very same ones, so
- * both see one set of semantics and errors.
+ * A member's client-facing services and the one {@link Pipeline} in front of them, built once:
+ * the gRPC transport ({@link GrpcServices}) and the in-process client
+ * ({@code io.akkaetcd.embed.EtcdClient}) call the very same instances through it, so both see one
+ * set of semantics, stages and errors.
  */
-public record ClientServices(KvService kv, LeaseService lease, WatchService watch, ClusterService cluster,
-    MaintenanceService maintenance, HealthService health) {
+public record ClientServices(Pipeline pipeline, KvService kv, LeaseService lease, WatchService watch,
+    ClusterService cluster, MaintenanceService maintenance, HealthService health) {
 
+  /** The services of {@code member} behind a pipeline with {@code plugins} (auth, metrics). */
   public static ClientServices create(EtcdMember member, KvApplier kv, Lessor lessor, LeaseForwarding leases,
-      WatchHub hub, ActorSystem<?> system, Duration watchProgressInterval) {
-    return new ClientServices(new KvService(member, kv), new LeaseService(member, lessor, leases),
-        new WatchService(member, hub, system, watchProgressInterval), new ClusterService(member),
-        new MaintenanceService(member), new HealthService(member));
+      WatchHub hub, ActorSystem<?> system, Duration watchProgressInterval, Plugins plugins) {
+    return new ClientServices(Pipeline.standard(member, plugins), new KvService(member, kv),
+        new LeaseService(member, lessor, leases), new WatchService(member, hub, system, watchProgressInterval),
+        new ClusterService(member), new MaintenanceService(member), new HealthService(member));
   }
 }

@@ -1,5 +1,6 @@
 package io.akkaetcd.api;
 
+import io.akkaetcd.api.pipeline.MemberGate;
 import io.akkaetcd.errors.EtcdException;
 import io.akkaetcd.cluster.ClusterMembers;
 import io.akkaetcd.mvcc.KvStore;
@@ -13,7 +14,7 @@ import java.util.concurrent.Executor;
  * What the gRPC services need of the member below them. The API validates, maps errors and
  * fills headers; it never changes state except by {@link #propose}.
  */
-public interface EtcdMember {
+public interface EtcdMember extends MemberGate {
 
   /**
    * Proposes a request through Raft (the id is assigned here) and completes with the applier's
@@ -40,6 +41,7 @@ public interface EtcdMember {
   CompletionStage<ClusterMembers> promoteMember(long id);
 
   /** Whether this member is a learner: it serves only serializable reads and Status. */
+  @Override
   default boolean isLearner() {
     return members().selfMember().map(ClusterMembers.Member::learner).orElse(false);
   }
@@ -55,6 +57,7 @@ public interface EtcdMember {
    * of a cluster that has not recorded its own name and client URLs yet, which waits until its
    * publication is applied here. Until then requests wait, as etcd's do.
    */
+  @Override
   default CompletionStage<Void> ready() {
     return java.util.concurrent.CompletableFuture.completedFuture(null);
   }
@@ -71,6 +74,11 @@ public interface EtcdMember {
   long newLeaseId();
 
   RaftStatus raftStatus();
+
+  @Override
+  default boolean hasLeader() {
+    return raftStatus().leader() != 0;
+  }
 
   ClusterMembers members();
 

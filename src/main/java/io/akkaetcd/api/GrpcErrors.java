@@ -37,9 +37,9 @@ public final class GrpcErrors {
   }
 
   /**
-   * For Akka gRPC's generated handlers: a service failure (a stream's too) mapped by
-   * {@link #toGrpc(Throwable)}, then written as Akka gRPC writes a status. The generated handler's
-   * own "not implemented" stays Akka gRPC's UNIMPLEMENTED.
+   * For streams ({@link GrpcServiceHandler} marshals them as Akka gRPC's generated handlers do): a
+   * failure mapped by {@link #toGrpc(Throwable)}, then written as Akka gRPC writes a status; an
+   * {@link UnsupportedOperationException} stays Akka gRPC's UNIMPLEMENTED.
    */
   public static final akka.japi.Function<ActorSystem, akka.japi.Function<Throwable, Trailers>> MAPPER =
       system -> {

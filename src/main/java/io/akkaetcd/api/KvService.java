@@ -25,7 +25,7 @@ import java.util.function.Supplier;
  * etcd's KV service. Checks requests as etcd's gRPC layer does, sends writes through Raft, and
  * serves reads from the MVCC store on the read executor: linearizable reads after a read-index
  * barrier, serializable ones at once. Never touches state itself. Transport-neutral: fails with
- * {@link io.akkaetcd.errors.EtcdException}; each transport maps that (gRPC in {@link UnaryGrpcHandler}).
+ * {@link io.akkaetcd.errors.EtcdException}; each transport maps that (gRPC in {@link GrpcServiceHandler}).
  */
 public final class KvService implements KV {
   private final EtcdMember member;

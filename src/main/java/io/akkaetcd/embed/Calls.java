@@ -1,41 +1,34 @@
 package io.akkaetcd.embed;
 
-import io.akkaetcd.api.EtcdMember;
-import io.akkaetcd.errors.EtcdError;
+import akka.NotUsed;
+import akka.stream.javadsl.Source;
+import io.akkaetcd.api.pipeline.Call;
+import io.akkaetcd.api.pipeline.Pipeline;
 import io.akkaetcd.errors.EtcdFailures;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Executor;
-import java.util.function.Supplier;
+import java.util.function.Function;
 
 /**
- * What every in-process call does around its service, as the gRPC transport does around it: wait
- * until the member serves clients, refuse on a learner what etcd's learners refuse, and fail with
- * the bare {@link io.akkaetcd.errors.EtcdException}. Results complete on {@code executor}, never
- * on the member's applier or Raft thread, so a caller's continuation cannot stall the member.
+ * The in-process transport: each call goes through the member's {@link Pipeline} (readiness,
+ * learner refusal, auth) as a gRPC call does, named by etcd's method name, and fails with the bare
+ * {@link io.akkaetcd.errors.EtcdException}. Results complete on {@code executor}, never on the
+ * member's applier or Raft thread, so a caller's continuation cannot stall the member.
  */
 final class Calls {
-  /** Whether a learner serves a call (etcd's isRPCSupportedForLearner: serializable Range, Status). */
-  enum OnLearner { SERVED, REFUSED }
-
-  private final EtcdMember member;
+  private final Pipeline pipeline;
   private final Executor executor;
 
-  Calls(EtcdMember member, Executor executor) {
-    this.member = member;
+  Calls(Pipeline pipeline, Executor executor) {
+    this.pipeline = pipeline;
     this.executor = executor;
   }
 
-  EtcdMember member() {
-    return member;
-  }
-
-  <T> CompletionStage<T> call(OnLearner onLearner, Supplier<CompletionStage<T>> body) {
-    CompletableFuture<T> out = new CompletableFuture<>();
-    CompletableFuture<Void> ready = member.ready().toCompletableFuture();
-    CompletionStage<T> result = ready.isDone() ? start(onLearner, body)
-        : ready.thenCompose(v -> start(onLearner, body)); // etcd serves nothing before it is ready
-    result.whenCompleteAsync((r, e) -> {
+  /** A unary call of {@code method} (e.g. {@link io.akkaetcd.api.pipeline.Methods#PUT}). */
+  <Q, R> CompletionStage<R> unary(String method, Q request, Function<Q, CompletionStage<R>> service) {
+    CompletableFuture<R> out = new CompletableFuture<>();
+    pipeline.unary(Call.inProcess(method), request, service).whenCompleteAsync((r, e) -> {
       if (e == null) {
         out.complete(r);
       } else {
@@ -45,10 +38,11 @@ final class Calls {
     return out;
   }
 
-  private <T> CompletionStage<T> start(OnLearner onLearner, Supplier<CompletionStage<T>> body) {
-    if (onLearner == OnLearner.REFUSED && member.isLearner()) {
-      return CompletableFuture.failedFuture(EtcdError.NOT_SUPPORTED_FOR_LEARNER.exception());
-    }
-    return EtcdFailures.guarded(body);
+  /** A stream of {@code method}: each materialization opens one stream through the pipeline. */
+  <Q, R> Source<R, NotUsed> stream(String method, Source<Q, NotUsed> requests,
+      Function<Source<Q, NotUsed>, Source<R, NotUsed>> service) {
+    return Source.fromMaterializer((mat, attributes) -> pipeline.stream(Call.inProcess(method), requests, service))
+        .mapMaterializedValue(f -> NotUsed.getInstance())
+        .mapError(Throwable.class, EtcdFailures::cause);
   }
 }

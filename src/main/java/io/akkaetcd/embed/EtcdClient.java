@@ -1,7 +1,6 @@
 package io.akkaetcd.embed;
 
 import io.akkaetcd.api.ClientServices;
-import io.akkaetcd.api.EtcdMember;
 import java.util.concurrent.Executor;
 
 /**
@@ -27,9 +26,9 @@ public final class EtcdClient {
     this.members = new Members(calls, services.cluster(), services.maintenance());
   }
 
-  /** A client of {@code member} through its {@code services}; results complete on {@code executor}. */
-  public static EtcdClient create(EtcdMember member, ClientServices services, Executor executor) {
-    return new EtcdClient(new Calls(member, executor), services);
+  /** A client of a member through its {@code services} and their pipeline; results complete on {@code executor}. */
+  public static EtcdClient create(ClientServices services, Executor executor) {
+    return new EtcdClient(new Calls(services.pipeline(), executor), services);
   }
 
   public Kv kv() {

@@ -2,6 +2,7 @@ package io.akkaetcd.embed;
 
 import com.google.protobuf.ByteString;
 import io.akkaetcd.api.KvService;
+import io.akkaetcd.api.pipeline.Methods;
 import io.akkaetcd.proto.etcdserverpb.CompactionRequest;
 import io.akkaetcd.proto.etcdserverpb.CompactionResponse;
 import io.akkaetcd.proto.etcdserverpb.DeleteRangeRequest;
@@ -32,7 +33,7 @@ public final class Kv {
   /** Range as the request says: linearizable by default, serializable if it sets {@code serializable}. */
   public CompletionStage<RangeResponse> range(RangeRequest request) {
     // A learner serves serializable reads only; the service itself refuses a linearizable one.
-    return calls.call(Calls.OnLearner.SERVED, () -> service.range(request));
+    return calls.unary(Methods.RANGE, request, service::range);
   }
 
   /** A linearizable read of one key. */
@@ -46,7 +47,7 @@ public final class Kv {
   }
 
   public CompletionStage<PutResponse> put(PutRequest request) {
-    return calls.call(Calls.OnLearner.REFUSED, () -> service.put(request));
+    return calls.unary(Methods.PUT, request, service::put);
   }
 
   public CompletionStage<PutResponse> put(ByteString key, ByteString value) {
@@ -54,7 +55,7 @@ public final class Kv {
   }
 
   public CompletionStage<DeleteRangeResponse> delete(DeleteRangeRequest request) {
-    return calls.call(Calls.OnLearner.REFUSED, () -> service.deleteRange(request));
+    return calls.unary(Methods.DELETE_RANGE, request, service::deleteRange);
   }
 
   public CompletionStage<DeleteRangeResponse> delete(ByteString key) {
@@ -63,11 +64,11 @@ public final class Kv {
 
   /** A txn: through Raft if it writes, else served as a linearizable read (as etcd does). */
   public CompletionStage<TxnResponse> txn(TxnRequest request) {
-    return calls.call(Calls.OnLearner.REFUSED, () -> service.txn(request));
+    return calls.unary(Methods.TXN, request, service::txn);
   }
 
   public CompletionStage<CompactionResponse> compact(CompactionRequest request) {
-    return calls.call(Calls.OnLearner.REFUSED, () -> service.compact(request));
+    return calls.unary(Methods.COMPACT, request, service::compact);
   }
 
   /** Compacts the history before {@code revision}. */

@@ -3,8 +3,7 @@ package io.akkaetcd.embed;
 import akka.NotUsed;
 import akka.stream.javadsl.Source;
 import io.akkaetcd.api.LeaseService;
-import io.akkaetcd.errors.EtcdError;
-import io.akkaetcd.errors.EtcdFailures;
+import io.akkaetcd.api.pipeline.Methods;
 import io.akkaetcd.proto.etcdserverpb.LeaseGrantRequest;
 import io.akkaetcd.proto.etcdserverpb.LeaseGrantResponse;
 import io.akkaetcd.proto.etcdserverpb.LeaseKeepAliveRequest;
@@ -33,7 +32,7 @@ public final class Lease {
   }
 
   public CompletionStage<LeaseGrantResponse> grant(LeaseGrantRequest request) {
-    return calls.call(Calls.OnLearner.REFUSED, () -> service.leaseGrant(request));
+    return calls.unary(Methods.LEASE_GRANT, request, service::leaseGrant);
   }
 
   /** Grants a lease of {@code ttlSeconds} with an id the member picks. */
@@ -43,19 +42,19 @@ public final class Lease {
 
   /** Revokes a lease and deletes the keys attached to it. */
   public CompletionStage<LeaseRevokeResponse> revoke(long leaseId) {
-    return calls.call(Calls.OnLearner.REFUSED,
-        () -> service.leaseRevoke(LeaseRevokeRequest.newBuilder().setID(leaseId).build()));
+    return calls.unary(Methods.LEASE_REVOKE, LeaseRevokeRequest.newBuilder().setID(leaseId).build(),
+        service::leaseRevoke);
   }
 
   /** The lease's remaining and granted TTL (TTL -1 if there is no such lease), with its keys if asked. */
   public CompletionStage<LeaseTimeToLiveResponse> timeToLive(long leaseId, boolean keys) {
-    return calls.call(Calls.OnLearner.REFUSED, () -> service.leaseTimeToLive(
-        LeaseTimeToLiveRequest.newBuilder().setID(leaseId).setKeys(keys).build()));
+    return calls.unary(Methods.LEASE_TIME_TO_LIVE,
+        LeaseTimeToLiveRequest.newBuilder().setID(leaseId).setKeys(keys).build(), service::leaseTimeToLive);
   }
 
   /** Every lease's id. */
   public CompletionStage<LeaseLeasesResponse> leases() {
-    return calls.call(Calls.OnLearner.REFUSED, () -> service.leaseLeases(LeaseLeasesRequest.getDefaultInstance()));
+    return calls.unary(Methods.LEASE_LEASES, LeaseLeasesRequest.getDefaultInstance(), service::leaseLeases);
   }
 
   /**
@@ -64,10 +63,7 @@ public final class Lease {
    * renewal cannot be made (no leader, say).
    */
   public Source<LeaseKeepAliveResponse, NotUsed> keepAlive(Source<LeaseKeepAliveRequest, NotUsed> requests) {
-    if (calls.member().isLearner()) {
-      return Source.failed(EtcdError.NOT_SUPPORTED_FOR_LEARNER.exception());
-    }
-    return service.leaseKeepAlive(requests).mapError(Throwable.class, EtcdFailures::cause);
+    return calls.stream(Methods.LEASE_KEEP_ALIVE, requests, service::leaseKeepAlive);
   }
 
   /** Keeps {@code leaseId} alive every {@code interval} (the first at once) until the stream is cancelled. */

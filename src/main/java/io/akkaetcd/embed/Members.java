@@ -2,6 +2,7 @@ package io.akkaetcd.embed;
 
 import io.akkaetcd.api.ClusterService;
 import io.akkaetcd.api.MaintenanceService;
+import io.akkaetcd.api.pipeline.Methods;
 import io.akkaetcd.proto.etcdserverpb.MemberListRequest;
 import io.akkaetcd.proto.etcdserverpb.MemberListResponse;
 import io.akkaetcd.proto.etcdserverpb.StatusRequest;
@@ -22,11 +23,11 @@ public final class Members {
 
   /** This member's status: version, db size, leader, raft index and term. A learner answers it too. */
   public CompletionStage<StatusResponse> status() {
-    return calls.call(Calls.OnLearner.SERVED, () -> maintenance.status(StatusRequest.getDefaultInstance()));
+    return calls.unary(Methods.STATUS, StatusRequest.getDefaultInstance(), maintenance::status);
   }
 
   /** The cluster's members as this member has applied them. */
   public CompletionStage<MemberListResponse> memberList() {
-    return calls.call(Calls.OnLearner.REFUSED, () -> cluster.memberList(MemberListRequest.getDefaultInstance()));
+    return calls.unary(Methods.MEMBER_LIST, MemberListRequest.getDefaultInstance(), cluster::memberList);
   }
 }

@@ -4,8 +4,7 @@ import akka.NotUsed;
 import akka.stream.javadsl.Source;
 import com.google.protobuf.ByteString;
 import io.akkaetcd.api.WatchService;
-import io.akkaetcd.errors.EtcdError;
-import io.akkaetcd.errors.EtcdFailures;
+import io.akkaetcd.api.pipeline.Methods;
 import io.akkaetcd.proto.etcdserverpb.WatchCreateRequest;
 import io.akkaetcd.proto.etcdserverpb.WatchRequest;
 import io.akkaetcd.proto.etcdserverpb.WatchResponse;
@@ -33,9 +32,6 @@ public final class Watch {
   /** A watch as {@code request} describes it (key, range end, start revision, filters, options). */
   public Source<WatchResponse, NotUsed> watch(WatchCreateRequest request) {
     return Source.fromMaterializer((mat, attributes) -> {
-      if (calls.member().isLearner()) {
-        return Source.<WatchResponse>failed(EtcdError.NOT_SUPPORTED_FOR_LEARNER.exception());
-      }
       // The watch stream's input: the create request, then open until the output terminates.
       CompletableFuture<Optional<WatchRequest>> inputEnd = new CompletableFuture<>();
       Source<WatchRequest, NotUsed> input = Source.<WatchRequest>maybe()
@@ -44,12 +40,11 @@ public final class Watch {
             return NotUsed.getInstance();
           })
           .prepend(Source.single(WatchRequest.newBuilder().setCreateRequest(request).build()));
-      return service.watch(input)
+      return calls.stream(Methods.WATCH, input, service::watch)
           .watchTermination((m, done) -> {
             done.whenComplete((d, e) -> inputEnd.complete(Optional.empty()));
             return m;
-          })
-          .mapError(Throwable.class, EtcdFailures::cause);
+          });
     }).mapMaterializedValue(f -> NotUsed.getInstance());
   }
 

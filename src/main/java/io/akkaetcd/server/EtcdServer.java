@@ -7,7 +7,6 @@ import akka.actor.typed.ActorRef;
 import akka.actor.typed.ActorSystem;
 import akka.actor.typed.Behavior;
 import akka.actor.typed.DispatcherSelector;
-import akka.stream.SystemMaterializer;
 import akka.actor.typed.javadsl.Behaviors;
 import akka.http.javadsl.Http;
 import akka.http.javadsl.ServerBinding;
@@ -21,21 +20,17 @@ import com.typesafe.config.ConfigFactory;
 import io.akkaetcd.alarm.Alarms;
 import io.akkaetcd.api.ClientRouter;
 import io.akkaetcd.api.ClientServices;
-import io.akkaetcd.api.GrpcErrors;
+import io.akkaetcd.api.GrpcServices;
+import io.akkaetcd.api.pipeline.Plugins;
 import io.akkaetcd.embed.EtcdClient;
-import io.akkaetcd.api.ClusterService;
 import io.akkaetcd.errors.EtcdError;
 import io.akkaetcd.errors.EtcdException;
 import io.akkaetcd.api.EtcdMember;
-import io.akkaetcd.api.KvService;
-import io.akkaetcd.api.LeaseService;
-import io.akkaetcd.api.UnaryGrpcHandler;
 import io.akkaetcd.watch.WatchHub;
 import io.akkaetcd.lease.LeaseExpiry;
 import io.akkaetcd.lease.LeaseForwarding;
 import io.akkaetcd.lease.LeaseKeeper;
 import io.akkaetcd.lease.Lessor;
-import io.akkaetcd.api.MaintenanceService;
 import io.akkaetcd.apply.KvApplier;
 import io.akkaetcd.cluster.ClusterMembers;
 import io.akkaetcd.cluster.MemberAttributes;
@@ -50,18 +45,9 @@ import io.akkaetcd.compactor.AutoCompactor;
 import io.akkaetcd.compactor.CompactionPolicy;
 import io.akkaetcd.mvcc.KvStore;
 import io.akkaetcd.mvcc.MvccStore;
-import io.akkaetcd.proto.etcdserverpb.ClusterHandlerFactory;
-import io.akkaetcd.proto.etcdserverpb.Lease;
-import io.akkaetcd.proto.etcdserverpb.Cluster;
-import io.akkaetcd.proto.etcdserverpb.Maintenance;
 import io.akkaetcd.proto.etcdserverpb.CompactionRequest;
 import io.akkaetcd.proto.etcdserverpb.InternalRaftRequest;
-import io.akkaetcd.proto.etcdserverpb.KV;
-import io.akkaetcd.proto.etcdserverpb.LeaseHandlerFactory;
 import io.akkaetcd.proto.etcdserverpb.LeaseRevokeRequest;
-import io.akkaetcd.proto.etcdserverpb.WatchHandlerFactory;
-import io.akkaetcd.proto.etcdserverpb.MaintenanceHandlerFactory;
-import io.akkaetcd.proto.health.HealthHandlerFactory;
 import akka.actor.typed.javadsl.Adapter;
 import io.akkaetcd.raft.Message;
 import io.akkaetcd.raft.peer.PeerActivity;
@@ -186,6 +172,11 @@ public final class EtcdServer implements EtcdMember, AutoCloseable {
 
   /** Opens the data directory, starts the member and binds every --listen-client-urls. */
   public static EtcdServer start(ServerConfig config) {
+    return start(config, Plugins.NONE);
+  }
+
+  /** As {@link #start(ServerConfig)}, with {@code plugins} in the member's request pipeline (auth, metrics). */
+  public static EtcdServer start(ServerConfig config, Plugins plugins) {
     if (java.util.concurrent.ForkJoinPool.getCommonPoolParallelism() < 2) {
       log.warn("the JDK common pool has 1 thread, so every gRPC request starts a thread of its own: "
           + "start the JVM with -D{}=2 (akka-etcd's Main sets it)", Main.COMMON_POOL_PARALLELISM);
@@ -391,8 +382,8 @@ public final class EtcdServer implements EtcdMember, AutoCloseable {
     };
     try {
       ClientServices services = ClientServices.create(server, kv, lessor, leaseForwarding.join(), hub, system,
-          config.watchProgressNotifyInterval());
-      server.client = EtcdClient.create(server, services, system.executionContext());
+          config.watchProgressNotifyInterval(), plugins);
+      server.client = EtcdClient.create(services, system.executionContext());
       server.bindClientUrls(services);
     } catch (RuntimeException e) {
       server.close();
@@ -563,67 +554,8 @@ public final class EtcdServer implements EtcdMember, AutoCloseable {
   }
 
   private void bindClientUrls(ClientServices shared) {
-    Map<String, Function<HttpRequest, CompletionStage<HttpResponse>>> services = new LinkedHashMap<>();
-    Materializer unaryMaterializer = SystemMaterializer.get(system).materializer();
-    KvService kvService = shared.kv();
-    services.put("etcdserverpb.KV", UnaryGrpcHandler.builder()
-        .receiveLimit(config.maxRequestBytes() + GrpcErrors.RECEIVE_OVERHEAD_BYTES)
-        .method("Range", KV.Serializers.RangeRequestSerializer, KV.Serializers.RangeResponseSerializer, kvService::range)
-        .method("Put", KV.Serializers.PutRequestSerializer, KV.Serializers.PutResponseSerializer, kvService::put)
-        .method("DeleteRange", KV.Serializers.DeleteRangeRequestSerializer, KV.Serializers.DeleteRangeResponseSerializer,
-            kvService::deleteRange)
-        .method("Txn", KV.Serializers.TxnRequestSerializer, KV.Serializers.TxnResponseSerializer, kvService::txn)
-        .method("Compact", KV.Serializers.CompactionRequestSerializer, KV.Serializers.CompactionResponseSerializer,
-            kvService::compact)
-        .build(unaryMaterializer, system));
-    // Unary methods through UnaryGrpcHandler as well: a malformed request is answered INTERNAL (the
-    // generated handlers fail the request's stream, and a client may read the reset, CANCELLED).
-    MaintenanceService maintenance = shared.maintenance();
-    services.put("etcdserverpb.Maintenance", UnaryGrpcHandler.builder()
-        .method("Alarm", Maintenance.Serializers.AlarmRequestSerializer, Maintenance.Serializers.AlarmResponseSerializer,
-            maintenance::alarm)
-        .method("Status", Maintenance.Serializers.StatusRequestSerializer, Maintenance.Serializers.StatusResponseSerializer,
-            maintenance::status)
-        .method("Defragment", Maintenance.Serializers.DefragmentRequestSerializer,
-            Maintenance.Serializers.DefragmentResponseSerializer, maintenance::defragment)
-        .method("Hash", Maintenance.Serializers.HashRequestSerializer, Maintenance.Serializers.HashResponseSerializer,
-            maintenance::hash)
-        .method("HashKV", Maintenance.Serializers.HashKVRequestSerializer, Maintenance.Serializers.HashKVResponseSerializer,
-            maintenance::hashKV)
-        .method("MoveLeader", Maintenance.Serializers.MoveLeaderRequestSerializer,
-            Maintenance.Serializers.MoveLeaderResponseSerializer, maintenance::moveLeader)
-        .method("Downgrade", Maintenance.Serializers.DowngradeRequestSerializer,
-            Maintenance.Serializers.DowngradeResponseSerializer, maintenance::downgrade)
-        .otherwise(MaintenanceHandlerFactory.create(maintenance, GrpcErrors.MAPPER, system))
-        .build(unaryMaterializer, system));
-    ClusterService cluster = shared.cluster();
-    services.put("etcdserverpb.Cluster", UnaryGrpcHandler.builder()
-        .method("MemberAdd", Cluster.Serializers.MemberAddRequestSerializer, Cluster.Serializers.MemberAddResponseSerializer,
-            cluster::memberAdd)
-        .method("MemberRemove", Cluster.Serializers.MemberRemoveRequestSerializer,
-            Cluster.Serializers.MemberRemoveResponseSerializer, cluster::memberRemove)
-        .method("MemberUpdate", Cluster.Serializers.MemberUpdateRequestSerializer,
-            Cluster.Serializers.MemberUpdateResponseSerializer, cluster::memberUpdate)
-        .method("MemberList", Cluster.Serializers.MemberListRequestSerializer, Cluster.Serializers.MemberListResponseSerializer,
-            cluster::memberList)
-        .method("MemberPromote", Cluster.Serializers.MemberPromoteRequestSerializer,
-            Cluster.Serializers.MemberPromoteResponseSerializer, cluster::memberPromote)
-        .otherwise(ClusterHandlerFactory.create(cluster, GrpcErrors.MAPPER, system))
-        .build(unaryMaterializer, system));
-    services.put("etcdserverpb.Watch", WatchHandlerFactory.create(shared.watch(), system));
-    LeaseService lease = shared.lease();
-    services.put("etcdserverpb.Lease", UnaryGrpcHandler.builder()
-        .method("LeaseGrant", Lease.Serializers.LeaseGrantRequestSerializer, Lease.Serializers.LeaseGrantResponseSerializer,
-            lease::leaseGrant)
-        .method("LeaseRevoke", Lease.Serializers.LeaseRevokeRequestSerializer, Lease.Serializers.LeaseRevokeResponseSerializer,
-            lease::leaseRevoke)
-        .method("LeaseTimeToLive", Lease.Serializers.LeaseTimeToLiveRequestSerializer,
-            Lease.Serializers.LeaseTimeToLiveResponseSerializer, lease::leaseTimeToLive)
-        .method("LeaseLeases", Lease.Serializers.LeaseLeasesRequestSerializer, Lease.Serializers.LeaseLeasesResponseSerializer,
-            lease::leaseLeases)
-        .otherwise(LeaseHandlerFactory.create(lease, GrpcErrors.MAPPER, system))
-        .build(unaryMaterializer, system));
-    services.put("grpc.health.v1.Health", HealthHandlerFactory.create(shared.health(), system));
+    Map<String, Function<HttpRequest, CompletionStage<HttpResponse>>> services =
+        GrpcServices.handlers(shared, config.maxRequestBytes(), system);
     ClientRouter router = new ClientRouter(services, this, Materializer.matFromSystem(system));
     for (URI url : config.listenClientUrls()) {
       ServerBinding binding;

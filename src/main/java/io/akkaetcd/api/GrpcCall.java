@@ -1,0 +1,33 @@
+package io.akkaetcd.api;
+
+import akka.http.javadsl.model.AttributeKeys;
+import akka.http.javadsl.model.HttpHeader;
+import akka.http.javadsl.model.HttpRequest;
+import io.akkaetcd.api.pipeline.Call;
+import io.akkaetcd.api.pipeline.Transport;
+import java.net.InetSocketAddress;
+
+/**
+ * A gRPC call: its metadata is the request's headers, read only when a stage asks; its peer is
+ * known when Akka HTTP adds the remote address to requests ({@code remote-address-attribute}).
+ */
+final class GrpcCall extends Call {
+  private final HttpRequest request;
+
+  GrpcCall(String method, HttpRequest request) {
+    super(method, Transport.GRPC);
+    this.request = request;
+  }
+
+  @Override
+  public String metadata(String key) {
+    return request.getHeader(key).map(HttpHeader::value).orElse(null);
+  }
+
+  @Override
+  public InetSocketAddress peer() {
+    return request.getAttribute(AttributeKeys.remoteAddress)
+        .flatMap(remote -> remote.getAddress().map(ip -> new InetSocketAddress(ip, remote.getPort())))
+        .orElse(null);
+  }
+}

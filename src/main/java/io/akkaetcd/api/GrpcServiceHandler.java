@@ -1,0 +1,220 @@
+package io.akkaetcd.api;
+
+import akka.NotUsed;
+import akka.actor.ActorSystem;
+import akka.actor.ClassicActorSystemProvider;
+import akka.grpc.GrpcProtocol;
+import akka.grpc.ProtobufSerializer;
+import akka.grpc.Trailers;
+import akka.grpc.javadsl.GrpcExceptionHandler;
+import akka.grpc.javadsl.GrpcMarshalling;
+import akka.http.javadsl.model.HttpRequest;
+import akka.http.javadsl.model.HttpResponse;
+import akka.http.javadsl.model.StatusCodes;
+import akka.japi.function.Function;
+import akka.stream.Materializer;
+import akka.stream.javadsl.Source;
+import io.akkaetcd.api.pipeline.Methods;
+import io.akkaetcd.api.pipeline.Pipeline;
+import io.akkaetcd.wait.ResponseBatch;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.Executor;
+
+/**
+ * The gRPC transport of one service: negotiates the protocol, decodes the request (or the
+ * request stream), hands it to the member's {@link Pipeline} as a {@link GrpcCall}, encodes the
+ * result and maps failures to gRPC status ({@link GrpcErrors}: the one place that is done).
+ * Does what Akka gRPC's generated handler does, but runs each step of a unary call on the thread
+ * that finished the one before, with readers and writers built once ({@link GrpcNegotiation}).
+ *
+ * <p>Why: the generated handler chains {@code thenCompose}/{@code thenApply} on stages made from
+ * Scala futures, and Scala's stage runs every non-async step on the JDK common pool, so a request
+ * changes threads twice more than it needs to. Here the unmarshalled request goes through the
+ * pipeline to the service on the connection's thread, and the response is marshalled on the
+ * thread that completed it (the applier or a reader), which is a few microseconds of work. (A
+ * method that does real work must hand it to an executor of its own, as Maintenance does: it is
+ * called on the connection's thread.) Streams are rare and long: they are built as the generated
+ * handler builds them.
+ */
+public final class GrpcServiceHandler implements Function<HttpRequest, CompletionStage<HttpResponse>> {
+  /** Runs a continuation at once, on the completing thread. */
+  public static final Executor SAME_THREAD = Runnable::run;
+
+  private static final CompletionStage<HttpResponse> NOT_FOUND =
+      CompletableFuture.completedFuture(HttpResponse.create().withStatus(StatusCodes.NOT_FOUND));
+  private static final CompletionStage<HttpResponse> UNSUPPORTED_MEDIA_TYPE =
+      CompletableFuture.completedFuture(HttpResponse.create().withStatus(StatusCodes.UNSUPPORTED_MEDIA_TYPE));
+
+  /** A method of the service, by its kind. */
+  private sealed interface Method permits Unary, Stream {}
+
+  /** @param name etcd's full method name, built once */
+  private record Unary<Q, R>(String name, ProtobufSerializer<Parsed<Q>> in, ProtobufSerializer<R> out,
+                             java.util.function.Function<Q, CompletionStage<R>> call) implements Method {}
+
+  /** A bidirectional stream; a server stream is one whose requests are its one request. */
+  private record Stream<Q, R>(String name, ProtobufSerializer<Q> in, ProtobufSerializer<R> out, boolean serverStream,
+                              java.util.function.Function<Source<Q, NotUsed>, Source<R, NotUsed>> call)
+      implements Method {}
+
+  /**
+   * A request message as parsed, or the reason it is malformed. The parse must not throw inside
+   * the request entity's stream: a failed entity stream has Akka HTTP reset the HTTP/2 stream
+   * (RST_STREAM CANCEL), and a client that reads the reset before the error's trailers reports
+   * CANCELLED instead of the error. So the stream ends normally, and the error is answered after.
+   */
+  private record Parsed<Q>(Q request, Exception malformed) {}
+
+  /** A request refused before the pipeline saw it: its error goes to Akka gRPC's mapper as is. */
+  private static final class Malformed extends RuntimeException {
+    Malformed(Exception cause) {
+      super(cause.getMessage(), cause, false, false);
+    }
+  }
+
+  /**
+   * The gRPC transport's one mapping of a call's failure ({@link GrpcErrors#toGrpc}); a
+   * malformed or oversized request keeps the status Akka gRPC gives it.
+   */
+  private static Throwable grpcStatus(Throwable error) {
+    Throwable cause = error instanceof java.util.concurrent.CompletionException && error.getCause() != null
+        ? error.getCause() : error;
+    return cause instanceof Malformed malformed ? malformed.getCause() : GrpcErrors.toGrpc(cause);
+  }
+
+  /**
+   * Parses a request, refusing one over {@code limit} bytes as grpc-go's receive limit does (a
+   * gRPC transport rule, checked before the message is parsed).
+   */
+  private static <Q> ProtobufSerializer<Parsed<Q>> parsing(ProtobufSerializer<Q> in, int limit) {
+    return new ProtobufSerializer<>() {
+      @Override
+      public akka.util.ByteString serialize(Parsed<Q> p) {
+        return in.serialize(p.request());
+      }
+
+      @Override
+      public Parsed<Q> deserialize(akka.util.ByteString bytes) {
+        if (bytes.size() > limit) {
+          return new Parsed<>(null, GrpcErrors.messageTooLarge(bytes.size(), limit));
+        }
+        try {
+          return new Parsed<>(in.deserialize(bytes), null);
+        } catch (Exception e) { // protobuf's parse error, thrown unchecked through Scala
+          return new Parsed<>(null, e);
+        }
+      }
+    };
+  }
+
+  private final Map<String, Method> methods;
+  private final Pipeline pipeline;
+  private final Materializer materializer;
+  private final ClassicActorSystemProvider system;
+  private final akka.japi.Function<ActorSystem, akka.japi.Function<Throwable, Trailers>> errors =
+      GrpcExceptionHandler.defaultMapper();
+
+  private GrpcServiceHandler(Map<String, Method> methods, Pipeline pipeline, Materializer materializer,
+      ClassicActorSystemProvider system) {
+    this.methods = Map.copyOf(methods);
+    this.pipeline = pipeline;
+    this.materializer = materializer;
+    this.system = system;
+  }
+
+  /** @param service the full gRPC service name, e.g. {@code etcdserverpb.KV} */
+  public static Builder builder(String service) {
+    return new Builder(service);
+  }
+
+  /** The service's methods by name, e.g. {@code Put}; any other method is unknown. */
+  public static final class Builder {
+    private final String service;
+    private final Map<String, Method> methods = new HashMap<>();
+    private int receiveLimit = Integer.MAX_VALUE;
+
+    private Builder(String service) {
+      this.service = service;
+    }
+
+    /**
+     * grpc-go's receive limit for the unary methods added after this: a larger request message is
+     * answered RESOURCE_EXHAUSTED without being parsed ({@link GrpcErrors#messageTooLarge}).
+     */
+    public Builder receiveLimit(int bytes) {
+      this.receiveLimit = bytes;
+      return this;
+    }
+
+    public <Q, R> Builder method(String name, ProtobufSerializer<Q> in, ProtobufSerializer<R> out,
+        java.util.function.Function<Q, CompletionStage<R>> call) {
+      methods.put(name, new Unary<>(Methods.of(service, name), parsing(in, receiveLimit), out, call));
+      return this;
+    }
+
+    /** A bidirectional stream (Watch, LeaseKeepAlive). */
+    public <Q, R> Builder stream(String name, ProtobufSerializer<Q> in, ProtobufSerializer<R> out,
+        java.util.function.Function<Source<Q, NotUsed>, Source<R, NotUsed>> call) {
+      methods.put(name, new Stream<>(Methods.of(service, name), in, out, false, call));
+      return this;
+    }
+
+    /** A server stream: one request, a stream of responses (Snapshot, Health's Watch). */
+    public <Q, R> Builder serverStream(String name, ProtobufSerializer<Q> in, ProtobufSerializer<R> out,
+        java.util.function.Function<Q, Source<R, NotUsed>> call) {
+      methods.put(name, new Stream<Q, R>(Methods.of(service, name), in, out, true,
+          requests -> requests.take(1).flatMapConcat(call::apply)));
+      return this;
+    }
+
+    public GrpcServiceHandler build(Pipeline pipeline, Materializer materializer, ClassicActorSystemProvider system) {
+      return new GrpcServiceHandler(methods, pipeline, materializer, system);
+    }
+  }
+
+  @Override
+  public CompletionStage<HttpResponse> apply(HttpRequest request) throws Exception {
+    String path = request.getUri().path();
+    Method method = methods.get(path.substring(path.lastIndexOf('/') + 1));
+    if (method == null) {
+      return NOT_FOUND; // the router answers gRPC UNIMPLEMENTED
+    }
+    return GrpcNegotiation.negotiated(request, (reader, writer) -> method instanceof Unary<?, ?> unary
+            ? unary(unary, request, reader, writer) : stream((Stream<?, ?>) method, request, reader, writer))
+        .orElse(UNSUPPORTED_MEDIA_TYPE);
+  }
+
+  private <Q, R> CompletionStage<HttpResponse> unary(Unary<Q, R> m, HttpRequest request,
+      GrpcProtocol.GrpcProtocolReader reader, GrpcProtocol.GrpcProtocolWriter writer) {
+    CompletableFuture<HttpResponse> out = new CompletableFuture<>();
+    GrpcMarshalling.unmarshal(request.entity(), m.in(), materializer, reader)
+        .thenComposeAsync(p -> p.malformed() == null ? pipeline.unary(new GrpcCall(m.name(), request), p.request(), m.call())
+            : CompletableFuture.<R>failedFuture(new Malformed(p.malformed())), SAME_THREAD)
+        .handleAsync((response, error) -> error == null
+            ? GrpcMarshalling.marshal(response, m.out(), writer, system, errors)
+            : GrpcExceptionHandler.standard(grpcStatus(error), errors, writer, system), SAME_THREAD)
+        .whenComplete((marshalled, failure) -> {
+          if (failure != null) {
+            out.completeExceptionally(failure);
+          } else {
+            ResponseBatch.complete(out, marshalled); // held back while the applier answers a batch
+          }
+        });
+    return out;
+  }
+
+  /** As the generated handler: a failed stream's error goes through {@link GrpcErrors#MAPPER}. */
+  private <Q, R> CompletionStage<HttpResponse> stream(Stream<Q, R> m, HttpRequest request,
+      GrpcProtocol.GrpcProtocolReader reader, GrpcProtocol.GrpcProtocolWriter writer) {
+    CompletionStage<Source<Q, NotUsed>> requests = m.serverStream()
+        ? GrpcMarshalling.unmarshal(request.entity(), m.in(), materializer, reader).thenApply(Source::single)
+        : GrpcMarshalling.unmarshalStream(request.entity(), m.in(), materializer, reader);
+    return requests
+        .thenApply(in -> GrpcMarshalling.marshalStream(pipeline.stream(new GrpcCall(m.name(), request), in, m.call()),
+            m.out(), writer, system, GrpcErrors.MAPPER))
+        .exceptionally(e -> GrpcExceptionHandler.standard(e, GrpcErrors.MAPPER, writer, system));
+  }
+}

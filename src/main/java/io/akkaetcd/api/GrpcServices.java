@@ -1,0 +1,105 @@
+package io.akkaetcd.api;
+
+import akka.actor.ClassicActorSystemProvider;
+import akka.http.javadsl.model.HttpRequest;
+import akka.http.javadsl.model.HttpResponse;
+import akka.japi.function.Function;
+import akka.stream.Materializer;
+import akka.stream.SystemMaterializer;
+import io.akkaetcd.proto.etcdserverpb.Cluster;
+import io.akkaetcd.proto.etcdserverpb.KV;
+import io.akkaetcd.proto.etcdserverpb.Lease;
+import io.akkaetcd.proto.etcdserverpb.Maintenance;
+import io.akkaetcd.proto.etcdserverpb.Watch;
+import io.akkaetcd.proto.health.Health;
+import io.akkaetcd.api.pipeline.Pipeline;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.concurrent.CompletionStage;
+
+/**
+ * The gRPC method table of a member's client URLs: every method of every service, unary and
+ * streaming, through {@link GrpcServiceHandler} and so through the member's one {@link Pipeline}.
+ * A method not listed is unknown (UNIMPLEMENTED, as grpc-go answers).
+ */
+public final class GrpcServices {
+  private GrpcServices() {}
+
+  /** Handlers by full gRPC service name (e.g. {@code etcdserverpb.KV}), for {@link ClientRouter}. */
+  public static Map<String, Function<HttpRequest, CompletionStage<HttpResponse>>> handlers(ClientServices shared,
+      int maxRequestBytes, ClassicActorSystemProvider system) {
+    Materializer mat = SystemMaterializer.get(system).materializer();
+    Pipeline pipeline = shared.pipeline();
+    Map<String, Function<HttpRequest, CompletionStage<HttpResponse>>> services = new LinkedHashMap<>();
+    KvService kv = shared.kv();
+    services.put(KV.name, GrpcServiceHandler.builder(KV.name)
+        .receiveLimit(maxRequestBytes + GrpcErrors.RECEIVE_OVERHEAD_BYTES)
+        .method("Range", KV.Serializers.RangeRequestSerializer, KV.Serializers.RangeResponseSerializer, kv::range)
+        .method("Put", KV.Serializers.PutRequestSerializer, KV.Serializers.PutResponseSerializer, kv::put)
+        .method("DeleteRange", KV.Serializers.DeleteRangeRequestSerializer, KV.Serializers.DeleteRangeResponseSerializer,
+            kv::deleteRange)
+        .method("Txn", KV.Serializers.TxnRequestSerializer, KV.Serializers.TxnResponseSerializer, kv::txn)
+        .method("Compact", KV.Serializers.CompactionRequestSerializer, KV.Serializers.CompactionResponseSerializer,
+            kv::compact)
+        .build(pipeline, mat, system));
+    // A malformed unary request is answered INTERNAL here (the generated handlers fail the request's
+    // stream, and a client may read the reset, CANCELLED).
+    MaintenanceService maintenance = shared.maintenance();
+    services.put(Maintenance.name, GrpcServiceHandler.builder(Maintenance.name)
+        .method("Alarm", Maintenance.Serializers.AlarmRequestSerializer, Maintenance.Serializers.AlarmResponseSerializer,
+            maintenance::alarm)
+        .method("Status", Maintenance.Serializers.StatusRequestSerializer, Maintenance.Serializers.StatusResponseSerializer,
+            maintenance::status)
+        .method("Defragment", Maintenance.Serializers.DefragmentRequestSerializer,
+            Maintenance.Serializers.DefragmentResponseSerializer, maintenance::defragment)
+        .method("Hash", Maintenance.Serializers.HashRequestSerializer, Maintenance.Serializers.HashResponseSerializer,
+            maintenance::hash)
+        .method("HashKV", Maintenance.Serializers.HashKVRequestSerializer, Maintenance.Serializers.HashKVResponseSerializer,
+            maintenance::hashKV)
+        .method("MoveLeader", Maintenance.Serializers.MoveLeaderRequestSerializer,
+            Maintenance.Serializers.MoveLeaderResponseSerializer, maintenance::moveLeader)
+        .method("Downgrade", Maintenance.Serializers.DowngradeRequestSerializer,
+            Maintenance.Serializers.DowngradeResponseSerializer, maintenance::downgrade)
+        .serverStream("Snapshot", Maintenance.Serializers.SnapshotRequestSerializer,
+            Maintenance.Serializers.SnapshotResponseSerializer, maintenance::snapshot)
+        .build(pipeline, mat, system));
+    ClusterService cluster = shared.cluster();
+    services.put(Cluster.name, GrpcServiceHandler.builder(Cluster.name)
+        .method("MemberAdd", Cluster.Serializers.MemberAddRequestSerializer, Cluster.Serializers.MemberAddResponseSerializer,
+            cluster::memberAdd)
+        .method("MemberRemove", Cluster.Serializers.MemberRemoveRequestSerializer,
+            Cluster.Serializers.MemberRemoveResponseSerializer, cluster::memberRemove)
+        .method("MemberUpdate", Cluster.Serializers.MemberUpdateRequestSerializer,
+            Cluster.Serializers.MemberUpdateResponseSerializer, cluster::memberUpdate)
+        .method("MemberList", Cluster.Serializers.MemberListRequestSerializer, Cluster.Serializers.MemberListResponseSerializer,
+            cluster::memberList)
+        .method("MemberPromote", Cluster.Serializers.MemberPromoteRequestSerializer,
+            Cluster.Serializers.MemberPromoteResponseSerializer, cluster::memberPromote)
+        .build(pipeline, mat, system));
+    services.put(Watch.name, GrpcServiceHandler.builder(Watch.name)
+        .stream("Watch", Watch.Serializers.WatchRequestSerializer, Watch.Serializers.WatchResponseSerializer,
+            shared.watch()::watch)
+        .build(pipeline, mat, system));
+    LeaseService lease = shared.lease();
+    services.put(Lease.name, GrpcServiceHandler.builder(Lease.name)
+        .method("LeaseGrant", Lease.Serializers.LeaseGrantRequestSerializer, Lease.Serializers.LeaseGrantResponseSerializer,
+            lease::leaseGrant)
+        .method("LeaseRevoke", Lease.Serializers.LeaseRevokeRequestSerializer, Lease.Serializers.LeaseRevokeResponseSerializer,
+            lease::leaseRevoke)
+        .method("LeaseTimeToLive", Lease.Serializers.LeaseTimeToLiveRequestSerializer,
+            Lease.Serializers.LeaseTimeToLiveResponseSerializer, lease::leaseTimeToLive)
+        .method("LeaseLeases", Lease.Serializers.LeaseLeasesRequestSerializer, Lease.Serializers.LeaseLeasesResponseSerializer,
+            lease::leaseLeases)
+        .stream("LeaseKeepAlive", Lease.Serializers.LeaseKeepAliveRequestSerializer,
+            Lease.Serializers.LeaseKeepAliveResponseSerializer, lease::leaseKeepAlive)
+        .build(pipeline, mat, system));
+    HealthService health = shared.health();
+    services.put(Health.name, GrpcServiceHandler.builder(Health.name)
+        .method("Check", Health.Serializers.HealthCheckRequestSerializer, Health.Serializers.HealthCheckResponseSerializer,
+            health::check)
+        .serverStream("Watch", Health.Serializers.HealthCheckRequestSerializer,
+            Health.Serializers.HealthCheckResponseSerializer, health::watch)
+        .build(pipeline, mat, system));
+    return services;
+  }
+}

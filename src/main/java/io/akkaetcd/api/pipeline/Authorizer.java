@@ -1,0 +1,18 @@
+package io.akkaetcd.api.pipeline;
+
+/**
+ * Whether the call's {@linkplain Call#user user} may make it: etcd checks a read's keys against
+ * the user's roles before serving it (writes are checked again when applied). The seam etcd's
+ * auth (#27) fills; until then everything is permitted.
+ */
+@FunctionalInterface
+public interface Authorizer {
+  /** Everything is permitted: etcd with auth disabled. */
+  Authorizer ALLOW_ALL = (call, request) -> { };
+
+  /**
+   * Refuses a call by throwing an {@link io.akkaetcd.errors.EtcdException} (etcd's permission
+   * denied); {@code request} is null for a stream.
+   */
+  void authorize(Call call, Object request);
+}

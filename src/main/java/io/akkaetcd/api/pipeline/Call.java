@@ -1,0 +1,73 @@
+package io.akkaetcd.api.pipeline;
+
+import java.net.InetSocketAddress;
+
+/**
+ * One call as the {@link Pipeline} sees it, whatever the transport: which RPC (etcd's full method
+ * name, e.g. {@code /etcdserverpb.KV/Put}), over which transport, the request's metadata and the
+ * peer's address if known. The transport makes one for each unary call or stream; it is confined
+ * to that call (its stages run one after the other), so the authenticated user needs no lock.
+ */
+public abstract class Call {
+  private final String method;
+  private final Transport transport;
+  private final long startedNanos = System.nanoTime();
+  private String user;
+
+  protected Call(String method, Transport transport) {
+    this.method = method;
+    this.transport = transport;
+  }
+
+  /** A call of the in-process client: no metadata, no peer. */
+  public static Call inProcess(String method) {
+    return new Call(method, Transport.IN_PROCESS) {
+      @Override
+      public String metadata(String key) {
+        return null;
+      }
+
+      @Override
+      public InetSocketAddress peer() {
+        return null;
+      }
+    };
+  }
+
+  /** etcd's full method name, {@code /<service>/<method>} as gRPC names it. */
+  public String method() {
+    return method;
+  }
+
+  public Transport transport() {
+    return transport;
+  }
+
+  /**
+   * The value of a request metadata key (lower case, as gRPC sends it: etcd's {@code token},
+   * {@code hasleader}), or null if the call has none.
+   */
+  public abstract String metadata(String key);
+
+  /** The caller's address, or null if the transport does not know it. */
+  public abstract InetSocketAddress peer();
+
+  /** {@link System#nanoTime} when the transport made the call: what a metrics hook times from. */
+  public long startedNanos() {
+    return startedNanos;
+  }
+
+  /** The user the authenticate stage found, or null (no credentials, or auth is off). */
+  public String user() {
+    return user;
+  }
+
+  void authenticated(String user) {
+    this.user = user;
+  }
+
+  @Override
+  public String toString() {
+    return method + " over " + transport;
+  }
+}
