@@ -17,7 +17,6 @@ import akka.japi.function.Function;
 import akka.stream.Materializer;
 import com.google.protobuf.ByteString;
 import com.typesafe.config.Config;
-import com.typesafe.config.ConfigFactory;
 import io.akkaetcd.alarm.Alarms;
 import io.akkaetcd.api.ClientRouter;
 import io.akkaetcd.api.ClientServices;
@@ -98,9 +97,10 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * One akka-etcd member: the MVCC store, the actors (raft member, applier) and the client
- * listeners, started from a {@link ServerConfig}. Usable embedded in another application:
- * {@code EtcdServer.start(config)} and {@link #close()}.
+ * One incarnation of an akka-etcd member: the MVCC store, the actors (raft member, applier) and
+ * the client listeners, started from a {@link ServerConfig}. Applications embed a member through
+ * {@link io.akkaetcd.embed.EmbeddedEtcd}, which also starts the next incarnation when this one
+ * asks for it ({@link #restartRequested()}).
  *
  * <p>Data directory layout: {@code member/wal} (Akka Persistence LevelDB journal: the raft log),
  * {@code member/snap} (raft snapshots), {@code member/mvcc} (the MVCC LevelDB backend).
@@ -184,8 +184,12 @@ public final class EtcdServer implements EtcdMember, AutoCloseable {
     return (int) Math.max(100, Math.min(Integer.MAX_VALUE, snapshotCount / 100));
   }
 
-  /** Opens the data directory, starts the member and binds every --listen-client-urls. */
-  public static EtcdServer start(ServerConfig config) {
+  /**
+   * Opens the data directory, starts the member in an ActorSystem of its own and binds every
+   * --listen-client-urls. {@code settings} holds the akka-etcd.* keys (reference.conf and the
+   * application's overrides); the member's system is configured by {@link OwnSystemConfig}.
+   */
+  public static EtcdServer start(ServerConfig config, Config settings) {
     if (java.util.concurrent.ForkJoinPool.getCommonPoolParallelism() < 2) {
       log.warn("the JDK common pool has 1 thread, so every gRPC request starts a thread of its own: "
           + "start the JVM with -D{}=2 (akka-etcd's Main sets it)", Main.COMMON_POOL_PARALLELISM);
@@ -201,7 +205,7 @@ public final class EtcdServer implements EtcdMember, AutoCloseable {
     // A member joining a running cluster learns it from its peers the first time; afterwards its
     // data directory holds the membership it applied, whatever the flags say.
     boolean joining = config.initialClusterState().equals("existing") && !Files.exists(memberDir.resolve("identity"));
-    ClusterMembers bootstrap = joining ? ClusterJoin.fetch(config) : ClusterMembers.bootstrap(config);
+    ClusterMembers bootstrap = joining ? ClusterJoin.fetch(config, settings) : ClusterMembers.bootstrap(config);
     Membership membership = Membership.load(memberDir, MemberIdentity.loadOrRecord(memberDir, bootstrap));
     ClusterMembers members = membership.current();
     MemberAttributes attributes = MemberAttributes.load(memberDir);
@@ -226,13 +230,13 @@ public final class EtcdServer implements EtcdMember, AutoCloseable {
     KvApplier kv = new KvApplier(lessor);
     Alarms alarms = Alarms.recover(store);
     WatchHub hub = new WatchHub();
-    RaftMember.Settings settings = new RaftMember.Settings(members.self().value(), members.voterIds(),
+    RaftMember.Settings raftSettings = new RaftMember.Settings(members.self().value(), members.voterIds(),
         members.learnerIds(),
         config.heartbeatInterval(), config.electionTicks(), store::appliedIndex, store::appliedTerm,
         store::durableAppliedIndex, journalSnapshotEvents(config.snapshotCount()),
         (int) Math.min(RaftMember.CATCH_UP_ENTRIES, Math.max(1, config.snapshotCount())), store::installedIndex);
     Map<Long, URI> peers = peerUrls(members);
-    PeerFilter filter = peerFilter(membership, attributes);
+    PeerFilter filter = peerFilter(settings, membership, attributes);
     CompletableFuture<LeaseForwarding> leaseForwarding = new CompletableFuture<>();
     AtomicReference<PeerTransport> transportRef = new AtomicReference<>();
     // A peer unheard for an election timeout is down, as a follower judges its leader.
@@ -298,7 +302,7 @@ public final class EtcdServer implements EtcdMember, AutoCloseable {
           }
         };
       }
-      ActorRef<RaftMember.Command> raft = ctx.spawn(RaftMember.create(settings, inbox, send,
+      ActorRef<RaftMember.Command> raft = ctx.spawn(RaftMember.create(raftSettings, inbox, send,
           entries -> applier.tell(new ApplierActor.Apply(entries)), wait::fail, status), "raft",
           DispatcherSelector.fromConfig("akka-etcd.raft-dispatcher"));
       raftRef.complete(raft);
@@ -315,7 +319,7 @@ public final class EtcdServer implements EtcdMember, AutoCloseable {
     });
     ActorSystem<Void> system;
     try {
-      system = ActorSystem.create(guardian, PeerTransport.SYSTEM, akkaConfig(memberDir,
+      system = ActorSystem.create(guardian, PeerTransport.SYSTEM, OwnSystemConfig.forMember(settings, memberDir,
           peers.isEmpty() ? Map.of() : PeerConfig.overrides(config, members, RaftMember.MAX_APPEND_BYTES)));
     } catch (RuntimeException e) {
       store.close();
@@ -541,8 +545,8 @@ public final class EtcdServer implements EtcdMember, AutoCloseable {
   }
 
   /** The test-only fault injection of {@link PeerFilter}, if akka-etcd.fault-injection names a file. */
-  private static PeerFilter peerFilter(Membership membership, MemberAttributes attributes) {
-    String file = ConfigFactory.load().getString("akka-etcd.fault-injection.blocked-peers-file");
+  private static PeerFilter peerFilter(Config settings, Membership membership, MemberAttributes attributes) {
+    String file = settings.getString("akka-etcd.fault-injection.blocked-peers-file");
     if (file.isEmpty()) {
       return PeerFilter.NONE;
     }
@@ -553,13 +557,6 @@ public final class EtcdServer implements EtcdMember, AutoCloseable {
       membership.current().members().forEach(m -> ids.put(attributes.nameOf(m), m.id().value()));
       return ids;
     });
-  }
-
-  private static Config akkaConfig(Path memberDir, Map<String, Object> peerSettings) {
-    Map<String, Object> overrides = new LinkedHashMap<>(peerSettings);
-    overrides.put("akka.persistence.journal.leveldb.dir", memberDir.resolve("wal").toString());
-    overrides.put("akka.persistence.snapshot-store.local.dir", memberDir.resolve("snap").toString());
-    return ConfigFactory.parseMap(overrides).withFallback(ConfigFactory.load());
   }
 
   private void bindClientUrls(ClientServices shared) {
@@ -694,8 +691,8 @@ public final class EtcdServer implements EtcdMember, AutoCloseable {
   }
 
   /**
-   * True if the member stopped to be started again from the same data directory ({@link Main}
-   * does so): another member quarantined its Akka incarnation, which can never talk to it again;
+   * True if the member stopped to be started again from the same data directory
+   * ({@link io.akkaetcd.embed.EmbeddedEtcd} does so): another member quarantined its Akka incarnation, which can never talk to it again;
    * or a member started alone got its first peer and needs the peer transport.
    */
   public boolean restartRequested() {
@@ -712,12 +709,16 @@ public final class EtcdServer implements EtcdMember, AutoCloseable {
     return stopped;
   }
 
-  /** Stops the member cleanly: unbind, stop the actors, close the store; returns when done. */
+  /** Stops the member cleanly: unbind, stop the actors, close the store; completes when done. */
+  public CompletionStage<Void> stop() {
+    CoordinatedShutdown.get(system).runAll(CoordinatedShutdown.unknownReason());
+    return stopped;
+  }
+
+  /** As {@link #stop()}, waiting until the store is closed. */
   @Override
   public void close() {
-    CoordinatedShutdown.get(system).runAll(CoordinatedShutdown.unknownReason())
-        .toCompletableFuture().join();
-    stopped.join();
+    stop().toCompletableFuture().join();
   }
 
   @Override
