@@ -2,6 +2,7 @@ package io.akkaetcd.embed;
 
 import akka.Done;
 import io.akkaetcd.server.EtcdServer;
+import io.akkaetcd.server.Faults;
 import java.net.InetSocketAddress;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -23,6 +24,8 @@ public final class EmbeddedEtcd implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(EmbeddedEtcd.class);
 
   private final EtcdConfig config;
+  /** {@link Faults#NONE} but in tests. */
+  private final Faults faults;
   /** The member's current incarnation; replaced only by {@link #restart}. */
   private final AtomicReference<EtcdServer> current = new AtomicReference<>();
   private final CompletableFuture<Void> ready = new CompletableFuture<>();
@@ -30,8 +33,9 @@ public final class EmbeddedEtcd implements AutoCloseable {
   private final EtcdClient client = EtcdClient.following(() -> current.get().client());
   private volatile boolean stopping;
 
-  private EmbeddedEtcd(EtcdConfig config) {
+  private EmbeddedEtcd(EtcdConfig config, Faults faults) {
     this.config = config;
+    this.faults = faults;
     terminated.whenComplete((d, e) -> ready.completeExceptionally(
         new IllegalStateException("the member stopped before it served clients", e)));
   }
@@ -43,8 +47,16 @@ public final class EmbeddedEtcd implements AutoCloseable {
    * ({@link io.akkaetcd.errors.StartupException}).
    */
   public static EmbeddedEtcd start(EtcdConfig config) {
-    EmbeddedEtcd etcd = new EmbeddedEtcd(config);
-    etcd.run(EtcdServer.start(config.serverConfig(), config.settings()));
+    return start(config, Faults.NONE);
+  }
+
+  /**
+   * Internal API, for the launcher and tests' fault injection: {@link #start(EtcdConfig)} with
+   * {@code faults} in every incarnation. Applications use {@link #start(EtcdConfig)}.
+   */
+  public static EmbeddedEtcd start(EtcdConfig config, Faults faults) {
+    EmbeddedEtcd etcd = new EmbeddedEtcd(config, faults);
+    etcd.run(EtcdServer.start(config.serverConfig(), config.settings(), faults));
     return etcd;
   }
 
@@ -78,7 +90,7 @@ public final class EmbeddedEtcd implements AutoCloseable {
   private void restart() {
     log.warn("restarting the member as a new Akka incarnation");
     try {
-      EtcdServer next = EtcdServer.start(config.serverConfig(), config.settings());
+      EtcdServer next = EtcdServer.start(config.serverConfig(), config.settings(), faults);
       run(next);
       if (stopping) {
         next.stop(); // stop() was called while it started

@@ -108,7 +108,12 @@ public final class EtcdServer implements EtcdMember, AutoCloseable {
    * --listen-client-urls ({@link MemberBootstrap}).
    */
   public static EtcdServer start(ServerConfig config, Config settings) {
-    return MemberBootstrap.start(config, settings);
+    return MemberBootstrap.start(config, settings, Faults.NONE);
+  }
+
+  /** Internal: {@link #start(ServerConfig, Config)} with tests' fault injection. */
+  public static EtcdServer start(ServerConfig config, Config settings, Faults faults) {
+    return MemberBootstrap.start(config, settings, faults);
   }
 
   Proposals proposals() {

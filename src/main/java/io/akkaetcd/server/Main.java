@@ -27,6 +27,11 @@ public final class Main {
   static final String COMMON_POOL_PARALLELISM = "java.util.concurrent.ForkJoinPool.common.parallelism";
 
   public static void main(String[] args) {
+    run(args, Faults.NONE);
+  }
+
+  /** The launcher; {@code faults} is {@link Faults#NONE} but in tests' launcher (FaultyMain, test code). */
+  static void run(String[] args, Faults faults) {
     ensureAsyncPool();
     ServerConfig config;
     try {
@@ -56,7 +61,7 @@ public final class Main {
     Runtime.getRuntime().addShutdownHook(new Thread(() -> awaitStopped(running.get()), "akka-etcd-shutdown"));
     try {
       // Restarts after a quarantine, or when alone no more, happen inside (same data).
-      EmbeddedEtcd member = EmbeddedEtcd.start(EtcdConfig.fromServerConfig(config, launcherConfig()));
+      EmbeddedEtcd member = EmbeddedEtcd.start(EtcdConfig.fromServerConfig(config, launcherConfig()), faults);
       running.set(member);
       member.whenTerminated().toCompletableFuture().join();
     } catch (StartupException e) {

@@ -33,7 +33,7 @@ import io.akkaetcd.raft.member.RaftInbox;
 import io.akkaetcd.raft.member.RaftMember;
 import io.akkaetcd.raft.member.RaftStatus;
 import io.akkaetcd.raft.peer.PeerActivity;
-import io.akkaetcd.raft.peer.PeerFilter;
+import io.akkaetcd.raft.peer.PeerGate;
 import io.akkaetcd.raft.peer.PeerTransport;
 import io.akkaetcd.raft.storage.JournalCheck;
 import io.akkaetcd.wait.AppliedIndexWait;
@@ -77,8 +77,9 @@ final class MemberBootstrap {
    * Opens the data directory, starts the member in an ActorSystem of its own and binds every
    * --listen-client-urls. {@code settings} holds the akka-etcd.* keys (reference.conf and the
    * application's overrides); the member's system is configured by {@link OwnSystemConfig}.
+   * {@code faults}: {@link Faults#NONE} but in tests.
    */
-  static EtcdServer start(ServerConfig config, Config settings) {
+  static EtcdServer start(ServerConfig config, Config settings, Faults faults) {
     if (java.util.concurrent.ForkJoinPool.getCommonPoolParallelism() < 2) {
       log.warn("the JDK common pool has 1 thread, so every gRPC request starts a thread of its own: "
           + "start the JVM with -D{}=2 (akka-etcd's Main sets it)", Main.COMMON_POOL_PARALLELISM);
@@ -125,7 +126,7 @@ final class MemberBootstrap {
         store::durableAppliedIndex, journalSnapshotEvents(config.snapshotCount()),
         (int) Math.min(RaftMember.CATCH_UP_ENTRIES, Math.max(1, config.snapshotCount())), store::installedIndex);
     boolean alone = PeerSide.peerUrls(members).isEmpty();
-    PeerFilter filter = PeerSide.peerFilter(settings, membership, attributes);
+    PeerGate gate = faults.peerGate(() -> PeerSide.idsByName(membership, attributes));
     CompletableFuture<LeaseForwarding> leaseForwarding = new CompletableFuture<>();
     AtomicReference<PeerSide> peerSide = new AtomicReference<>();
     // A peer unheard for an election timeout is down, as a follower judges its leader.
@@ -133,7 +134,7 @@ final class MemberBootstrap {
     Behavior<Void> guardian = Behaviors.setup(ctx -> {
       akka.actor.ActorSystem classic = Adapter.toClassic(ctx.getSystem());
       LeaseForwarding forwarding = new LeaseForwarding(lessor, keeper, status::get,
-          PeerSide.peerAsk(classic, membership, filter), config.electionTimeout().multipliedBy(2));
+          PeerSide.peerAsk(classic, membership, gate), config.electionTimeout().multipliedBy(2));
       Adapter.actorOf(ctx, forwarding.endpointProps(), LeaseForwarding.ENDPOINT);
       leaseForwarding.complete(forwarding);
       ActorRef<ApplierActor.Command> applier = ctx.spawn(
@@ -147,7 +148,7 @@ final class MemberBootstrap {
           DispatcherSelector.fromConfig("akka-etcd.applier-dispatcher"));
       Consumer<Message> send = m -> { };
       if (!alone) {
-        PeerSide peers = new PeerSide(ctx, config, membership, attributes, filter, links, inbox);
+        PeerSide peers = new PeerSide(ctx, config, membership, gate, links, inbox, faults);
         peerSide.set(peers);
         // Followers that need entries this log no longer holds get a snapshot of the state machine.
         send = peers.sender(new ServerSnapshots(store, storeDir, membership, attributes, lessor, alarms, hub, applied,
@@ -178,7 +179,7 @@ final class MemberBootstrap {
     }
     raftRef.join(); // the member's actors exist before clients are served
     EtcdServer server = new EtcdServer(config, membership, attributes, store, alarms, system, inbox, wait, applied,
-        status, failed, PeerSide.peerAsk(Adapter.toClassic(system), membership, filter), links);
+        status, failed, PeerSide.peerAsk(Adapter.toClassic(system), membership, gate), links);
     if (!alone) {
       peerSide.get().servePromotions(Adapter.toClassic(system), id -> server.raftStatus().isLeader()
           ? server.promoteMember(id) : CompletableFuture.failedFuture(EtcdError.LEADER_CHANGED.exception()));
