@@ -3,7 +3,7 @@ package io.akkaetcd.cluster;
 import akka.actor.ActorSystem;
 import akka.pattern.Patterns;
 import io.akkaetcd.errors.EtcdError;
-import io.akkaetcd.raft.peer.PeerFilter;
+import io.akkaetcd.raft.peer.PeerGate;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
@@ -22,22 +22,22 @@ import java.util.function.LongFunction;
 public final class PeerAsk {
   private final ActorSystem system;
   private final LongFunction<String> addressOf;
-  private final PeerFilter filter;
+  private final PeerGate gate;
 
   /**
    * @param addressOf a member's Artery address by id, null if unknown
-   * @param filter peers cut off by fault injection (tests)
+   * @param gate peers cut off by fault injection (tests)
    */
-  public PeerAsk(ActorSystem system, LongFunction<String> addressOf, PeerFilter filter) {
+  public PeerAsk(ActorSystem system, LongFunction<String> addressOf, PeerGate gate) {
     this.system = system;
     this.addressOf = addressOf;
-    this.filter = filter;
+    this.gate = gate;
   }
 
   /** Sends {@code request} to {@code path} (e.g. {@code /user/leases}) on {@code member}. */
   public CompletionStage<Object> ask(long member, String path, Object request, Duration timeout) {
     String address = member == 0 ? null : addressOf.apply(member);
-    if (address == null || filter.blocked(member)) {
+    if (address == null || gate.blocked(member)) {
       return CompletableFuture.failedFuture(EtcdError.NO_LEADER.exception());
     }
     return Patterns.ask(system.actorSelection(address + path), request, timeout);

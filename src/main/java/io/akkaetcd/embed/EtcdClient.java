@@ -2,6 +2,7 @@ package io.akkaetcd.embed;
 
 import io.akkaetcd.api.ClientServices;
 import java.util.concurrent.Executor;
+import java.util.function.Supplier;
 
 /**
  * An in-process client of one running member: etcd's v3 API with the wire API's semantics and
@@ -10,20 +11,24 @@ import java.util.concurrent.Executor;
  * forwarding on a follower, watch and lease behave as over gRPC. Failures are
  * {@link io.akkaetcd.errors.EtcdException}s carrying etcd's {@link io.akkaetcd.errors.EtcdError}.
  * Results complete on the member's default dispatcher. Thread-safe; get it from
- * {@code EtcdServer#client()}. It lives as long as the member: after the member stops, calls fail
- * with {@code etcdserver: server stopped} or are rejected.
+ * {@link EmbeddedEtcd#client()}, which follows the member across its internal restarts. It lives
+ * as long as the member: after the member stops, calls fail with {@code etcdserver: server
+ * stopped} or are rejected.
  */
 public final class EtcdClient {
-  private final Kv kv;
-  private final Watch watch;
-  private final Lease lease;
-  private final Members members;
+  private record Parts(Kv kv, Watch watch, Lease lease, Members members) {}
+
+  /** This client's services; for an {@link EmbeddedEtcd}'s client, those of its current incarnation. */
+  private final Supplier<Parts> parts;
 
   private EtcdClient(Calls calls, ClientServices services) {
-    this.kv = new Kv(calls, services.kv());
-    this.watch = new Watch(calls, services.watch());
-    this.lease = new Lease(calls, services.lease());
-    this.members = new Members(calls, services.cluster(), services.maintenance());
+    Parts p = new Parts(new Kv(calls, services.kv()), new Watch(calls, services.watch()),
+        new Lease(calls, services.lease()), new Members(calls, services.cluster(), services.maintenance()));
+    this.parts = () -> p;
+  }
+
+  private EtcdClient(Supplier<Parts> parts) {
+    this.parts = parts;
   }
 
   /** A client of a member through its {@code services} and their pipeline; results complete on {@code executor}. */
@@ -31,19 +36,28 @@ public final class EtcdClient {
     return new EtcdClient(new Calls(services.pipeline(), executor), services);
   }
 
+  /**
+   * A client that calls whichever client {@code current} gives at each call: a member that
+   * restarts internally (a new Akka incarnation) stays reachable through one client. Streams
+   * already open stay on the incarnation they were opened on, and end with it.
+   */
+  static EtcdClient following(Supplier<EtcdClient> current) {
+    return new EtcdClient(() -> current.get().parts.get());
+  }
+
   public Kv kv() {
-    return kv;
+    return parts.get().kv();
   }
 
   public Watch watch() {
-    return watch;
+    return parts.get().watch();
   }
 
   public Lease lease() {
-    return lease;
+    return parts.get().lease();
   }
 
   public Members members() {
-    return members;
+    return parts.get().members();
   }
 }

@@ -4,6 +4,7 @@ import akka.actor.AbstractActor;
 import akka.actor.ActorSystem;
 import akka.actor.Props;
 import akka.pattern.Patterns;
+import com.typesafe.config.Config;
 import com.typesafe.config.ConfigFactory;
 import io.akkaetcd.cluster.ClusterMembers;
 import io.akkaetcd.cluster.MemberId;
@@ -62,7 +63,7 @@ final class ClusterJoin {
    * a short-lived actor system on an ephemeral port. Fails if none answers or if this member's
    * peer URLs are not among the members (MemberAdd was not run).
    */
-  static ClusterMembers fetch(ServerConfig config) {
+  static ClusterMembers fetch(ServerConfig config, Config settings) {
     List<URI> self = config.initialCluster().get(config.name());
     List<URI> peers = new ArrayList<>();
     config.initialCluster().forEach((name, urls) -> {
@@ -74,7 +75,7 @@ final class ClusterJoin {
         "akka.actor.provider", "remote",
         "akka.remote.artery.canonical.hostname", self.get(0).getHost(),
         "akka.remote.artery.canonical.port", 0,
-        "akka.loglevel", "WARNING")).withFallback(ConfigFactory.load()));
+        "akka.loglevel", "WARNING")).withFallback(OwnSystemConfig.of(settings)));
     try {
       Instant deadline = Instant.now().plus(Duration.ofMinutes(1));
       while (Instant.now().isBefore(deadline)) {

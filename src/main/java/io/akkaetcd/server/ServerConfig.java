@@ -107,6 +107,14 @@ public record ServerConfig(
     return CompactionPolicy.periodic(GoDuration.parseHoursOrDuration(r));
   }
 
+  /** This configuration without client listeners: an embedded member served by its in-process client only. */
+  public ServerConfig withoutClientListeners() {
+    return new ServerConfig(name, dataDir, List.of(), advertiseClientUrls, listenPeerUrls, initialAdvertisePeerUrls,
+        initialCluster, initialClusterState, initialClusterToken, maxRequestBytes, maxTxnOps, quotaBackendBytes,
+        snapshotCount, heartbeatInterval, electionTimeout, autoCompactionMode, autoCompactionRetention,
+        watchProgressNotifyInterval, logLevel, strictReconfigCheck);
+  }
+
   /** The election timeout in heartbeat ticks (etcd's ElectionTicks). */
   public int electionTicks() {
     return (int) Math.max(1, electionTimeout.toMillis() / heartbeatInterval.toMillis());

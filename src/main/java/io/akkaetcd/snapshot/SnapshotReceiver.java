@@ -6,7 +6,7 @@ import akka.actor.Props;
 import io.akkaetcd.mvcc.IncomingStore;
 import io.akkaetcd.proto.peerpb.SnapshotAck;
 import io.akkaetcd.proto.peerpb.SnapshotChunk;
-import io.akkaetcd.raft.peer.PeerFilter;
+import io.akkaetcd.raft.peer.PeerGate;
 import java.nio.file.Path;
 
 /**
@@ -19,7 +19,7 @@ import java.nio.file.Path;
  */
 final class SnapshotReceiver extends AbstractActor {
   private final StateMachineSnapshots stateMachine;
-  private final PeerFilter filter;
+  private final PeerGate gate;
   private final long clusterId;
   /** A received store is being installed: no new transfer until it is done. */
   private boolean installing;
@@ -31,14 +31,14 @@ final class SnapshotReceiver extends AbstractActor {
   private SnapshotChunk first;
   private long expectedSeq;
 
-  static Props props(StateMachineSnapshots stateMachine, PeerFilter filter, long clusterId) {
-    return Props.create(SnapshotReceiver.class, () -> new SnapshotReceiver(stateMachine, filter, clusterId))
+  static Props props(StateMachineSnapshots stateMachine, PeerGate gate, long clusterId) {
+    return Props.create(SnapshotReceiver.class, () -> new SnapshotReceiver(stateMachine, gate, clusterId))
         .withDispatcher("akka.actor.default-blocking-io-dispatcher");
   }
 
-  private SnapshotReceiver(StateMachineSnapshots stateMachine, PeerFilter filter, long clusterId) {
+  private SnapshotReceiver(StateMachineSnapshots stateMachine, PeerGate gate, long clusterId) {
     this.stateMachine = stateMachine;
-    this.filter = filter;
+    this.gate = gate;
     this.clusterId = clusterId;
   }
 
@@ -51,7 +51,7 @@ final class SnapshotReceiver extends AbstractActor {
   }
 
   private void onChunk(SnapshotChunk chunk) {
-    if (filter.blocked(chunk.getFrom()) || chunk.getClusterId() != clusterId) {
+    if (gate.blocked(chunk.getFrom()) || chunk.getClusterId() != clusterId) {
       return;
     }
     ActorRef sender = getSender();

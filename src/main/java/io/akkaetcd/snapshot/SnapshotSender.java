@@ -9,7 +9,7 @@ import akka.pattern.Patterns;
 import com.google.protobuf.ByteString;
 import io.akkaetcd.proto.peerpb.SnapshotAck;
 import io.akkaetcd.proto.peerpb.SnapshotChunk;
-import io.akkaetcd.raft.peer.PeerFilter;
+import io.akkaetcd.raft.peer.PeerGate;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -38,7 +38,7 @@ final class SnapshotSender extends AbstractActor {
   private final ActorRef receiver;
   private final StateMachineSnapshots stateMachine;
   private final Runnable ended;
-  private final PeerFilter filter;
+  private final PeerGate gate;
   private final long clusterId;
   private final long transferId = ThreadLocalRandom.current().nextLong();
   private java.util.concurrent.CompletionStage<StateMachineSnapshots.Capture> captured;
@@ -49,14 +49,14 @@ final class SnapshotSender extends AbstractActor {
   private long bytesSent;
 
   static Props props(long to, long from, long term, ActorRef receiver, StateMachineSnapshots stateMachine,
-      Runnable ended, PeerFilter filter, long clusterId) {
+      Runnable ended, PeerGate gate, long clusterId) {
     return Props.create(SnapshotSender.class,
-            () -> new SnapshotSender(to, from, term, receiver, stateMachine, ended, filter, clusterId))
+            () -> new SnapshotSender(to, from, term, receiver, stateMachine, ended, gate, clusterId))
         .withDispatcher("akka.actor.default-blocking-io-dispatcher");
   }
 
   private SnapshotSender(long to, long from, long term, ActorRef receiver, StateMachineSnapshots stateMachine,
-      Runnable ended, PeerFilter filter, long clusterId) {
+      Runnable ended, PeerGate gate, long clusterId) {
     this.clusterId = clusterId;
     this.to = to;
     this.from = from;
@@ -64,7 +64,7 @@ final class SnapshotSender extends AbstractActor {
     this.receiver = receiver;
     this.stateMachine = stateMachine;
     this.ended = ended;
-    this.filter = filter;
+    this.gate = gate;
   }
 
   @Override
@@ -127,7 +127,7 @@ final class SnapshotSender extends AbstractActor {
       chunk.addKeys(ByteString.copyFrom(row.getKey())).addValues(ByteString.copyFrom(row.getValue()));
       bytesSent += row.getKey().length + row.getValue().length;
     }
-    if (!filter.blocked(to)) {
+    if (!gate.blocked(to)) {
       receiver.tell(chunk.build(), getSelf());
     }
     getContext().setReceiveTimeout(last ? INSTALL_TIMEOUT : CHUNK_TIMEOUT);

@@ -6,7 +6,7 @@ import akka.actor.ExtendedActorSystem;
 import akka.actor.Props;
 import io.akkaetcd.raft.Message;
 import io.akkaetcd.raft.MessageType;
-import io.akkaetcd.raft.peer.PeerFilter;
+import io.akkaetcd.raft.peer.PeerGate;
 import io.akkaetcd.raft.peer.PeerTransport;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -26,7 +26,7 @@ public final class SnapshotTransfers {
   private final StateMachineSnapshots stateMachine;
   private final LongFunction<String> addressOf;
   private final LongConsumer ended;
-  private final PeerFilter filter;
+  private final PeerGate gate;
   private final long clusterId;
   private final Set<Long> sending = ConcurrentHashMap.newKeySet();
   private final java.util.concurrent.atomic.AtomicLong transfers = new java.util.concurrent.atomic.AtomicLong();
@@ -37,18 +37,18 @@ public final class SnapshotTransfers {
    * @param clusterId this member's cluster: chunks carry it, and the receiver drops others'
    */
   public SnapshotTransfers(ActorSystem system, StateMachineSnapshots stateMachine, LongFunction<String> addressOf,
-      LongConsumer ended, PeerFilter filter, long clusterId) {
+      LongConsumer ended, PeerGate gate, long clusterId) {
     this.clusterId = clusterId;
     this.system = (ExtendedActorSystem) system;
     this.stateMachine = stateMachine;
     this.addressOf = addressOf;
     this.ended = ended;
-    this.filter = filter;
+    this.gate = gate;
   }
 
   /** The receiver every member runs, to be started under {@value #RECEIVER}. */
   public Props receiverProps() {
-    return SnapshotReceiver.props(stateMachine, filter, clusterId);
+    return SnapshotReceiver.props(stateMachine, gate, clusterId);
   }
 
   /** Starts the transfer a SNAPSHOT message asks for, unless one to that member is running. */
@@ -68,7 +68,7 @@ public final class SnapshotTransfers {
       ended.accept(to);
     };
     try {
-      system.systemActorOf(SnapshotSender.props(to, m.from(), m.term(), receiver, stateMachine, done, filter, clusterId),
+      system.systemActorOf(SnapshotSender.props(to, m.from(), m.term(), receiver, stateMachine, done, gate, clusterId),
           "snapshot-to-" + Long.toHexString(to) + "-" + transfers.incrementAndGet());
     } catch (RuntimeException e) {
       done.run(); // the system is stopping

@@ -3,6 +3,7 @@ package io.akkaetcd.e2e;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.typesafe.config.ConfigFactory;
 import io.akkaetcd.server.EtcdServer;
 import io.akkaetcd.server.Flags;
 import io.akkaetcd.server.ServerConfig;
@@ -30,7 +31,8 @@ class AutoCompactionTest {
         "--name", "a1", "--data-dir", Files.createTempDirectory(tmp, "autocompact").toString(),
         "--listen-client-urls", url, "--advertise-client-urls", url,
         "--listen-peer-urls", peer, "--initial-advertise-peer-urls", peer, "--initial-cluster", "a1=" + peer,
-        "--auto-compaction-mode", "periodic", "--auto-compaction-retention", "1s"}, Map.of())));
+        "--auto-compaction-mode", "periodic", "--auto-compaction-retention", "1s"}, Map.of())),
+        ConfigFactory.load());
     try (Client client = Client.builder().endpoints(url).build()) {
       Instant deadline = Instant.now().plus(Duration.ofSeconds(30));
       int n = 0;

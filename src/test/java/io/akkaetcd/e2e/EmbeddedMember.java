@@ -1,16 +1,13 @@
 package io.akkaetcd.e2e;
 
-import io.akkaetcd.server.EtcdServer;
-import io.akkaetcd.server.Flags;
-import io.akkaetcd.server.ServerConfig;
+import io.akkaetcd.embed.EmbeddedEtcd;
+import io.akkaetcd.embed.EtcdConfig;
 import io.etcd.jetcd.Client;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 
 /**
  * An akka-etcd member embedded in the test JVM on free loopback ports, with a jetcd client, that
@@ -22,9 +19,10 @@ public final class EmbeddedMember implements AutoCloseable {
   private final int port = Ports.free();
   private final int peerPort = Ports.free();
   private final List<String> extraFlags;
-  private EtcdServer server;
+  private EmbeddedEtcd server;
   private Client client;
 
+  /** {@code extraFlags}: etcd flags and their values, in pairs ("--max-txn-ops", "8"). */
   public EmbeddedMember(String... extraFlags) {
     try {
       this.dataDir = Files.createTempDirectory("embedded-member");
@@ -43,7 +41,7 @@ public final class EmbeddedMember implements AutoCloseable {
     return port;
   }
 
-  public EtcdServer server() {
+  public EmbeddedEtcd server() {
     return server;
   }
 
@@ -70,11 +68,13 @@ public final class EmbeddedMember implements AutoCloseable {
 
   private void startServer() {
     String peer = "http://127.0.0.1:" + peerPort;
-    List<String> args = new ArrayList<>(List.of("--name", "e1", "--data-dir", dataDir.toString(),
-        "--listen-client-urls", url(), "--advertise-client-urls", url(),
-        "--listen-peer-urls", peer, "--initial-advertise-peer-urls", peer, "--initial-cluster", "e1=" + peer));
-    args.addAll(extraFlags);
-    server = EtcdServer.start(ServerConfig.fromFlags(Flags.parse(args.toArray(String[]::new), Map.of())));
+    EtcdConfig.Builder config = EtcdConfig.builder().name("e1").dataDir(dataDir)
+        .listenClientUrls(url()).advertiseClientUrls(url())
+        .listenPeerUrls(peer).initialAdvertisePeerUrls(peer).initialCluster("e1=" + peer);
+    for (int i = 0; i < extraFlags.size(); i += 2) {
+      config.flag(extraFlags.get(i).replaceFirst("^--", ""), extraFlags.get(i + 1));
+    }
+    server = EmbeddedEtcd.start(config.build());
   }
 
   private void stop() {

@@ -82,7 +82,7 @@ class EtcdFlagSetTest {
   private record Run(String stdout, String stderr, int exit) {
     static Run main(String... args) {
       List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-          "-Xmx128m", "-cp", System.getProperty("java.class.path"), "io.akkaetcd.server.Main"));
+          "-Xmx128m", "-cp", System.getProperty("java.class.path"), "io.akkaetcd.etcdmain.Main"));
       cmd.addAll(List.of(args));
       try {
         Path out = Files.createTempFile("akka-etcd-main", ".out");

@@ -73,7 +73,7 @@ class OperatorErrorsTest {
     } else {
       cmd.addAll(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx256m",
           // the server's own logging, not the tests' in-memory capture on the test class path
-          "-Dlogback.configurationFile=logback.xml", "-XX:+UseSerialGC", "-cp", System.getProperty("java.class.path"), "io.akkaetcd.server.Main"));
+          "-Dlogback.configurationFile=logback.xml", "-XX:+UseSerialGC", "-cp", System.getProperty("java.class.path"), "io.akkaetcd.etcdmain.Main"));
     }
     cmd.addAll(flags);
     Path out = Files.createTempFile(tmp, etcd ? "etcd" : "akka-etcd", ".log");

@@ -16,6 +16,7 @@ import io.akkaetcd.proto.etcdserverpb.PutResponse;
 import io.akkaetcd.proto.etcdserverpb.WatchCreateRequest;
 import io.akkaetcd.proto.etcdserverpb.WatchRequest;
 import io.akkaetcd.proto.etcdserverpb.WatchResponse;
+import io.akkaetcd.embed.EtcdClient;
 import io.akkaetcd.server.EtcdServer;
 import io.akkaetcd.server.Flags;
 import io.akkaetcd.server.ServerConfig;
@@ -72,7 +73,7 @@ class PipelineTransportsTest {
     ServerConfig config = ServerConfig.fromFlags(Flags.parse(new String[] {"--name", "p1", "--data-dir",
         dataDir.toString(), "--listen-client-urls", url, "--advertise-client-urls", url, "--listen-peer-urls", peer,
         "--initial-advertise-peer-urls", peer, "--initial-cluster", "p1=" + peer}, Map.of()));
-    EtcdServer server = EtcdServer.start(config, recording());
+    EtcdServer server = EtcdServer.start(config, com.typesafe.config.ConfigFactory.load(), recording());
     ManagedChannel channel = ManagedChannelBuilder.forTarget(url.substring("http://".length())).usePlaintext().build();
     ActorSystem system = ActorSystem.create("pipeline-transports-test");
     try {
@@ -85,12 +86,12 @@ class PipelineTransportsTest {
           descriptor(MethodDescriptor.MethodType.UNARY, "etcdserverpb.KV/Put", put, PutResponse.getDefaultInstance()),
           CallOptions.DEFAULT.withDeadlineAfter(10, TimeUnit.SECONDS), put);
       assertTrue(overGrpc.getHeader().getRevision() > 1);
-      PutResponse inProcess = server.client().kv().put(put).toCompletableFuture().get(10, TimeUnit.SECONDS);
+      PutResponse inProcess = EtcdClient.create(server.services(), server.clientExecutor()).kv().put(put).toCompletableFuture().get(10, TimeUnit.SECONDS);
       assertEquals(overGrpc.getHeader().getRevision() + 1, inProcess.getHeader().getRevision());
 
       WatchResponse grpcWatch = firstWatchResponse(channel);
       assertTrue(grpcWatch.getCreated());
-      WatchResponse inProcessWatch = server.client().watch().watch(ByteString.copyFromUtf8("k"), 0)
+      WatchResponse inProcessWatch = EtcdClient.create(server.services(), server.clientExecutor()).watch().watch(ByteString.copyFromUtf8("k"), 0)
           .runWith(Sink.head(), system).toCompletableFuture().get(10, TimeUnit.SECONDS);
       assertTrue(inProcessWatch.getCreated());
 

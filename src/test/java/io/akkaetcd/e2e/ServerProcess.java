@@ -1,5 +1,7 @@
 package io.akkaetcd.e2e;
 
+import io.akkaetcd.etcdmain.FaultyMain;
+import io.akkaetcd.etcdmain.Main;
 import io.akkaetcd.testlog.CapturedLogs;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -33,7 +35,7 @@ final class ServerProcess implements AutoCloseable {
   private final String name;
   /** --initial-cluster; null: this member alone. */
   private String initialCluster;
-  /** Where a cluster member reads the peers it is cut off from (akka-etcd's PeerFilter). */
+  /** Where a cluster member reads the peers it is cut off from (the test launcher's PeerFilter). */
   private final Path blockedPeersFile;
   private Process process;
 
@@ -154,12 +156,20 @@ final class ServerProcess implements AutoCloseable {
       cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
       cmd.add("-Xmx256m");
       cmd.add("-XX:+UseSerialGC");
-      cmd.add("-Dakka-etcd.fault-injection.blocked-peers-file=" + blockedPeersFile);
       // The server's own logging (to its output, the log file), not the tests' capture.
       cmd.add("-Dlogback.configurationFile=logback.xml");
-      cmd.add("-cp");
-      cmd.add(System.getProperty("java.class.path"));
-      cmd.add("io.akkaetcd.server.Main");
+      if (initialCluster != null) {
+        // A cluster member can be cut off or quarantined (cutOff): the test launcher, whose
+        // fault injection follows blockedPeersFile; a member alone runs the server's own Main.
+        cmd.add("-D" + FaultyMain.BLOCKED_PEERS_FILE + "=" + blockedPeersFile);
+        cmd.add("-cp");
+        cmd.add(System.getProperty("java.class.path"));
+        cmd.add(FaultyMain.class.getName());
+      } else {
+        cmd.add("-cp");
+        cmd.add(System.getProperty("java.class.path"));
+        cmd.add(Main.class.getName());
+      }
     }
     cmd.addAll(flags());
     try {

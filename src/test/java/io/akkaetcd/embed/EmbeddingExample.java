@@ -9,11 +9,7 @@ import io.akkaetcd.errors.EtcdException;
 import io.akkaetcd.proto.etcdserverpb.PutRequest;
 import io.akkaetcd.proto.etcdserverpb.RangeResponse;
 import io.akkaetcd.proto.etcdserverpb.WatchCreateRequest;
-import io.akkaetcd.server.EtcdServer;
-import io.akkaetcd.server.Flags;
-import io.akkaetcd.server.ServerConfig;
 import java.time.Duration;
-import java.util.Map;
 import java.util.concurrent.CompletionException;
 
 /**
@@ -24,16 +20,27 @@ final class EmbeddingExample {
   private EmbeddingExample() {}
 
   /** "Starting a member". */
-  static EtcdServer startMember() {
-    ServerConfig config = ServerConfig.fromFlags(Flags.parse(new String[] {
-        "--name", "app1", "--data-dir", "/var/lib/app/etcd",
-        "--listen-client-urls", "http://127.0.0.1:23790", "--advertise-client-urls", "http://127.0.0.1:23790"},
-        Map.of()));
-    return EtcdServer.start(config); // returns once the client URLs are bound; close() stops it
+  static EmbeddedEtcd startMember() {
+    EtcdConfig config = EtcdConfig.builder() // etcd's settings, by etcd's names and defaults
+        .name("app1")
+        .dataDir("/var/lib/app/etcd")
+        .listenClientUrls("http://127.0.0.1:23790") // none at all: in-process client only
+        .advertiseClientUrls("http://127.0.0.1:23790")
+        .build(); // a bad value throws here, with etcd's text
+    EmbeddedEtcd member = EmbeddedEtcd.start(config); // returns once the data dir is open and the URLs bound
+    member.ready().toCompletableFuture().join(); // serving clients (etcd's ReadyNotify)
+    return member; // member.close() stops it; so does the JVM's exit
+  }
+
+  /** "Configuring from HOCON". */
+  static EmbeddedEtcd startFromHocon() {
+    // application.conf: akka-etcd { name = "app1", data-dir = "/var/lib/app/etcd",
+    //   listen-client-urls = [], heartbeat-interval = 100ms, election-timeout = 1s }
+    return EmbeddedEtcd.start(EtcdConfig.fromConfig(com.typesafe.config.ConfigFactory.load()));
   }
 
   /** "Key-value". */
-  static void keyValue(EtcdServer member) {
+  static void keyValue(EmbeddedEtcd member) {
     Kv kv = member.client().kv();
     ByteString key = ByteString.copyFromUtf8("config/feature");
     kv.put(key, ByteString.copyFromUtf8("on"))
@@ -50,7 +57,7 @@ final class EmbeddingExample {
   }
 
   /** "Watch". */
-  static void watch(EtcdServer member, ActorSystem system, long fromRevision) {
+  static void watch(EmbeddedEtcd member, ActorSystem system, long fromRevision) {
     member.client().watch()
         .watch(WatchCreateRequest.newBuilder()
             .setKey(ByteString.copyFromUtf8("config/"))
@@ -63,7 +70,7 @@ final class EmbeddingExample {
   }
 
   /** "Leases". */
-  static void lease(EtcdServer member, ActorSystem system) {
+  static void lease(EmbeddedEtcd member, ActorSystem system) {
     Lease leases = member.client().lease();
     leases.grant(10).thenAccept(grant -> {
       long id = grant.getID();
@@ -75,7 +82,7 @@ final class EmbeddingExample {
   }
 
   /** "Member status". */
-  static void status(EtcdServer member) {
+  static void status(EmbeddedEtcd member) {
     member.client().members().status()
         .thenAccept(s -> System.out.println("leader " + Long.toHexString(s.getLeader())
             + " at revision " + s.getHeader().getRevision()));

@@ -16,7 +16,7 @@ import java.util.function.Consumer;
 
 /**
  * One akka-etcd member started inside this JVM, and the put of its in-process client
- * ({@code EtcdServer#client().kv()}). The server is reached by reflection: the tool compiles without
+ * ({@code EmbeddedEtcd#client().kv()}). The server is reached by reflection: the tool compiles without
  * it (bin/test builds the tool before the server), and {@code loadtest/in-process} runs the tool
  * with {@code target/akka-etcd.jar} and {@code target/lib/*} behind it on one class path. Both
  * generate etcd's messages from {@code protobuf/} with the same protoc, so the tool's PutRequest is
@@ -56,8 +56,9 @@ final class InProcessMember implements AutoCloseable {
   }
 
   /**
-   * The one place that knows how a member starts in a JVM of one's own:
-   * {@code EtcdServer.start(ServerConfig.fromFlags(Flags.parse(flags, env)))}, etcd's flags in.
+   * The one place that knows how a member starts in a JVM of one's own: {@code
+   * EmbeddedEtcd.start(EtcdConfig.fromServerConfig(ServerConfig.fromFlags(Flags.parse(flags, env)),
+   * ConfigFactory.load()))}, etcd's flags in.
    */
   private static Object startServer(List<String> flags) throws Exception {
     Class<?> config;
@@ -66,11 +67,17 @@ final class InProcessMember implements AutoCloseable {
     } catch (ClassNotFoundException e) {
       throw new IllegalStateException("the server is not on the class path: run loadtest/in-process", e);
     }
-    Class<?> server = Class.forName("io.akkaetcd.server.EtcdServer");
+    Class<?> embedded = Class.forName("io.akkaetcd.embed.EmbeddedEtcd");
+    Class<?> etcdConfig = Class.forName("io.akkaetcd.embed.EtcdConfig");
+    Class<?> hocon = Class.forName("com.typesafe.config.Config");
     Object values = invoke(LOOKUP.findStatic(Class.forName("io.akkaetcd.server.Flags"), "parse",
         methodType(Map.class, String[].class, Map.class)), flags.toArray(String[]::new), Map.of());
     Object parsed = invoke(LOOKUP.findStatic(config, "fromFlags", methodType(config, Map.class)), values);
-    return invoke(LOOKUP.findStatic(server, "start", methodType(server, config)), parsed);
+    Object settings = invoke(LOOKUP.findStatic(Class.forName("com.typesafe.config.ConfigFactory"), "load",
+        methodType(hocon)));
+    Object embedConfig = invoke(LOOKUP.findStatic(etcdConfig, "fromServerConfig",
+        methodType(etcdConfig, config, hocon)), parsed, settings);
+    return invoke(LOOKUP.findStatic(embedded, "start", methodType(embedded, etcdConfig)), embedConfig);
   }
 
   /** {@code target.name()}, a public method without arguments returning {@code type}. */

@@ -18,24 +18,24 @@ import java.util.function.LongSupplier;
  * each other. Akka Cluster's membership does not either: a first seed node restarted while its
  * peers are slow to answer forms an Akka cluster of its own, in which it does not see them.
  *
- * <p>Probes cross the same {@link PeerFilter} as Raft messages, so a cut link goes inactive.
+ * <p>Probes cross the same {@link PeerGate} as Raft messages, so a cut link goes inactive.
  */
 public final class PeerProbes {
   public static final String RECEIVER = "peer-probe";
 
   private final ExtendedActorSystem system;
   private final PeerProbe probe;
-  private final PeerFilter filter;
+  private final PeerGate gate;
   private volatile Map<Long, ActorRef> peers = Map.of();
 
   /**
    * @param self this member's id, which its probes carry
    * @param peerUrls every other member's first peer URL, by member id
    */
-  public PeerProbes(ActorSystem system, long self, Map<Long, URI> peerUrls, PeerFilter filter, long clusterId) {
+  public PeerProbes(ActorSystem system, long self, Map<Long, URI> peerUrls, PeerGate gate, long clusterId) {
     this.system = (ExtendedActorSystem) system;
     this.probe = PeerProbe.newBuilder().setFrom(self).setClusterId(clusterId).build();
-    this.filter = filter;
+    this.gate = gate;
     update(peerUrls);
   }
 
@@ -44,20 +44,20 @@ public final class PeerProbes {
     peers = PeerTransport.actorsAt(system, peerUrls, RECEIVER);
   }
 
-  /** Sends one probe to every peer whose link the filter leaves open. */
+  /** Sends one probe to every peer whose link the gate leaves open. */
   public void probeAll() {
     peers.forEach((id, ref) -> {
-      if (!filter.blocked(id)) {
+      if (!gate.blocked(id)) {
         ref.tell(probe, ActorRef.noSender());
       }
     });
   }
 
   /** The receiver: records each probe from a peer of {@code clusterId} whose link is open. */
-  public static Behavior<PeerProbe> receiver(PeerActivity activity, PeerFilter filter, long clusterId, LongSupplier clock) {
+  public static Behavior<PeerProbe> receiver(PeerActivity activity, PeerGate gate, long clusterId, LongSupplier clock) {
     return Behaviors.receive(PeerProbe.class)
         .onMessage(PeerProbe.class, p -> {
-          if (p.getClusterId() == clusterId && !filter.blocked(p.getFrom())) {
+          if (p.getClusterId() == clusterId && !gate.blocked(p.getFrom())) {
             activity.heard(p.getFrom(), clock.getAsLong());
           }
           return Behaviors.same();

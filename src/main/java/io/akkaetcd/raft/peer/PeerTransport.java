@@ -31,7 +31,7 @@ public final class PeerTransport {
   private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(PeerTransport.class);
 
   private final ExtendedActorSystem system;
-  private final PeerFilter filter;
+  private final PeerGate gate;
   private final long clusterId;
   private volatile Map<Long, ActorRef> peers = Map.of();
   /** Set when the member is going away: nothing more is sent. */
@@ -41,9 +41,9 @@ public final class PeerTransport {
    * @param peerUrls every other member's first peer URL, by member id
    * @param clusterId this member's cluster, stamped on every message sent
    */
-  public PeerTransport(ActorSystem system, Map<Long, URI> peerUrls, PeerFilter filter, long clusterId) {
+  public PeerTransport(ActorSystem system, Map<Long, URI> peerUrls, PeerGate gate, long clusterId) {
     this.system = (ExtendedActorSystem) system;
-    this.filter = filter;
+    this.gate = gate;
     this.clusterId = clusterId;
     update(peerUrls);
   }
@@ -73,7 +73,7 @@ public final class PeerTransport {
   /** Sends a message to its {@code to}; a message to an unknown member is dropped, as Raft allows. */
   public void send(Message m) {
     ActorRef peer = peers.get(m.to());
-    if (peer != null && !closed && !filter.blocked(m.to())) {
+    if (peer != null && !closed && !gate.blocked(m.to())) {
       peer.tell(PeerCodec.toWire(m).toBuilder().setClusterId(clusterId).build(), ActorRef.noSender());
     }
   }
@@ -92,7 +92,7 @@ public final class PeerTransport {
    * --initial-cluster-token, say, at an address this cluster knows) is dropped, as etcd rejects
    * it with "request cluster ID mismatch": it must neither vote nor disrupt terms here.
    */
-  public static Behavior<RaftMessage> receiver(Consumer<Message> deliver, PeerFilter filter, long clusterId) {
+  public static Behavior<RaftMessage> receiver(Consumer<Message> deliver, PeerGate gate, long clusterId) {
     java.util.concurrent.atomic.AtomicLong lastWarned = new java.util.concurrent.atomic.AtomicLong();
     return Behaviors.receive(RaftMessage.class)
         .onMessage(RaftMessage.class, w -> {
@@ -103,7 +103,7 @@ public final class PeerTransport {
               log.warn("dropped a message from member {} of cluster {} (this is cluster {}): request cluster ID mismatch",
                   Long.toHexString(w.getFrom()), Long.toHexString(w.getClusterId()), Long.toHexString(clusterId));
             }
-          } else if (!filter.blocked(w.getFrom())) {
+          } else if (!gate.blocked(w.getFrom())) {
             deliver.accept(PeerCodec.fromWire(w));
           }
           return Behaviors.same();

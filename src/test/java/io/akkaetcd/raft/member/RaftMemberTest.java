@@ -10,6 +10,7 @@ import akka.actor.typed.ActorRef;
 import com.google.protobuf.ByteString;
 import com.typesafe.config.Config;
 import com.typesafe.config.ConfigFactory;
+import io.akkaetcd.server.OwnSystemConfig;
 import io.akkaetcd.raft.Entry;
 import io.akkaetcd.raft.StateRole;
 import java.io.IOException;
@@ -42,7 +43,7 @@ class RaftMemberTest {
     Config config = ConfigFactory.parseMap(Map.of(
             "akka.persistence.journal.leveldb.dir", dir.resolve("wal").toString(),
             "akka.persistence.snapshot-store.local.dir", dir.resolve("snap").toString()))
-        .withFallback(ConfigFactory.load());
+        .withFallback(OwnSystemConfig.of(ConfigFactory.load()));
     testKit = ActorTestKit.create("RaftMemberTest", config);
   }
 

@@ -55,7 +55,7 @@ class PeerActivityTest {
   void theReceiverRecordsProbesOfItsClusterOnly() {
     PeerActivity a = new PeerActivity(Duration.ofSeconds(1));
     AtomicLong clock = new AtomicLong(1000 * MS);
-    ActorRef<PeerProbe> receiver = testKit.spawn(PeerProbes.receiver(a, PeerFilter.NONE, 7, clock::get));
+    ActorRef<PeerProbe> receiver = testKit.spawn(PeerProbes.receiver(a, PeerGate.OPEN, 7, clock::get));
     receiver.tell(PeerProbe.newBuilder().setFrom(2).setClusterId(8).build()); // another cluster's
     receiver.tell(PeerProbe.newBuilder().setFrom(3).setClusterId(7).build());
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);

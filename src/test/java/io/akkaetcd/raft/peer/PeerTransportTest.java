@@ -26,7 +26,7 @@ class PeerTransportTest {
   @Test
   void aMessageFromAnotherClusterIsDropped() {
     List<Message> delivered = new CopyOnWriteArrayList<>();
-    ActorRef<RaftMessage> receiver = testKit.spawn(PeerTransport.receiver(delivered::add, PeerFilter.NONE, 7));
+    ActorRef<RaftMessage> receiver = testKit.spawn(PeerTransport.receiver(delivered::add, PeerGate.OPEN, 7));
     RaftMessage vote = RaftMessage.newBuilder().setType(MessageType.REQUEST_VOTE).setFrom(2).setTo(1).build();
     receiver.tell(vote.toBuilder().setClusterId(8).setTerm(5).build()); // another cluster's
     receiver.tell(vote.toBuilder().setClusterId(7).setTerm(6).build());

@@ -9,15 +9,14 @@ import java.util.Map;
 import java.util.Set;
 
 /**
- * Fault injection for tests: the peers this member must neither send to nor hear from, read from
+ * Test-only fault injection: the peers this member must neither send to nor hear from, read from
  * a file of member names (one per line) that a test rewrites to cut and heal links. Messages to
- * and from a blocked peer are dropped at this member's edge of the peer transport, which is what a
+ * and from a blocked peer are dropped at this member's edge ({@link PeerGate}), which is what a
  * network partition does to Raft. A line {@code quarantine <name>} instead asks this member to
- * quarantine that member's Akka incarnation (see {@link #quarantineRequests}). Off unless
- * {@code akka-etcd.fault-injection.blocked-peers-file} is set; never set by etcd's flags.
+ * quarantine that member's Akka incarnation (see {@link #quarantineRequests}). Installed only by
+ * the test launcher (io.akkaetcd.server.FaultyMain).
  */
-public final class PeerFilter {
-  public static final PeerFilter NONE = new PeerFilter(null, Map::of);
+public final class PeerFilter implements PeerGate {
 
   private final Path file;
   /** Member ids by name, as of now (members come and go). */
@@ -38,20 +37,13 @@ public final class PeerFilter {
     return f;
   }
 
-  public boolean active() {
-    return file != null;
-  }
-
-  /** True if messages to and from {@code memberId} are dropped. */
+  @Override
   public boolean blocked(long memberId) {
     return blocked.contains(memberId);
   }
 
   /** Re-reads the file; a missing or unreadable file blocks nobody. */
   public void reload() {
-    if (file == null) {
-      return;
-    }
     Set<Long> next = new HashSet<>();
     Set<Long> toQuarantine = new HashSet<>();
     Map<String, Long> ids = idsByName.get();

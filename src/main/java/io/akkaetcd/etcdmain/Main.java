@@ -1,7 +1,17 @@
-package io.akkaetcd.server;
+package io.akkaetcd.etcdmain;
 
+import com.typesafe.config.Config;
+import com.typesafe.config.ConfigFactory;
+import io.akkaetcd.embed.EmbeddedEtcd;
+import io.akkaetcd.embed.EtcdConfig;
 import io.akkaetcd.errors.StartupException;
+import io.akkaetcd.server.Faults;
+import io.akkaetcd.server.Flags;
 import io.akkaetcd.server.Flags.FlagException;
+import io.akkaetcd.server.LogFlags;
+import io.akkaetcd.server.EtcdServer;
+import io.akkaetcd.server.ServerConfig;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -9,7 +19,8 @@ import java.util.concurrent.atomic.AtomicReference;
 import org.slf4j.LoggerFactory;
 
 /**
- * The command line: etcd's flags in, a running member out. A malformed command line exits with
+ * The command line (etcd's etcdmain): etcd's flags in, a member started through the embedding API
+ * out. A malformed command line exits with
  * status 2, a value etcd's checks refuse with 1, as etcd 3.4 ({@link Flags.FlagException}).
  */
 public final class Main {
@@ -18,10 +29,12 @@ public final class Main {
 
   private Main() {}
 
-  /** The system property that sizes the JDK's common pool; see {@link #ensureAsyncPool}. */
-  static final String COMMON_POOL_PARALLELISM = "java.util.concurrent.ForkJoinPool.common.parallelism";
-
   public static void main(String[] args) {
+    run(args, Faults.NONE);
+  }
+
+  /** The launcher; {@code faults} is {@link Faults#NONE} but in tests' launcher (FaultyMain, test code). */
+  public static void run(String[] args, Faults faults) {
     ensureAsyncPool();
     ServerConfig config;
     try {
@@ -47,30 +60,41 @@ public final class Main {
       System.exit(e.exitCode());
       return;
     }
-    AtomicReference<EtcdServer> running = new AtomicReference<>();
+    AtomicReference<EmbeddedEtcd> running = new AtomicReference<>();
     Runtime.getRuntime().addShutdownHook(new Thread(() -> awaitStopped(running.get()), "akka-etcd-shutdown"));
     try {
-      EtcdServer server = EtcdServer.start(config);
-      running.set(server);
-      server.whenTerminated().toCompletableFuture().join();
-      while (server.restartRequested()) {
-        // Quarantined by another member, or alone no more: start again, same data.
-        LoggerFactory.getLogger(Main.class).warn("restarting the member as a new Akka incarnation");
-        server = EtcdServer.start(config);
-        running.set(server);
-        server.whenTerminated().toCompletableFuture().join();
-      }
-      if (!server.stoppedOnRequest()) {
-        System.exit(1);
-      }
+      // Restarts after a quarantine, or when alone no more, happen inside (same data).
+      EmbeddedEtcd member = EmbeddedEtcd.start(EtcdConfig.fromServerConfig(config, launcherConfig()), faults);
+      running.set(member);
+      member.whenTerminated().toCompletableFuture().join();
     } catch (StartupException e) {
-      // As etcd's fatal start-up errors: one line, then exit 1.
-      LoggerFactory.getLogger("etcdmain").error(e.getMessage());
+      startupFailed(e);
+    } catch (CompletionException e) {
+      // Stopped by itself: a vital actor failed (logged already), or a restart could not start.
+      if (e.getCause() instanceof StartupException s) {
+        startupFailed(s);
+      } else if (!(e.getCause() instanceof EmbeddedEtcd.MemberFailure)) {
+        LoggerFactory.getLogger(Main.class).error("failed to start: {}", e.getCause().getMessage(), e.getCause());
+      }
       System.exit(1);
     } catch (RuntimeException e) {
       LoggerFactory.getLogger(Main.class).error("failed to start: {}", e.getMessage(), e);
       System.exit(1);
     }
+  }
+
+  /** As etcd's fatal start-up errors: one line, then exit 1. */
+  private static void startupFailed(StartupException e) {
+    LoggerFactory.getLogger("etcdmain").error(e.getMessage());
+    System.exit(1);
+  }
+
+  /**
+   * The launcher's config: -D overrides, then this application.conf (packaged beside Main, not at
+   * the jar's root), then every reference.conf (akka-etcd's defaults, Akka's).
+   */
+  static Config launcherConfig() {
+    return ConfigFactory.load(ConfigFactory.parseResources(Main.class, "application.conf"));
   }
 
   /** How long the JVM's exit waits for the member to close its store. */
@@ -80,7 +104,7 @@ public final class Main {
    * Runs at the JVM's exit (SIGTERM): Akka's own hook stops the actor system, and this one holds
    * the exit until the member has closed its store and said so, which otherwise raced the exit.
    */
-  private static void awaitStopped(EtcdServer server) {
+  private static void awaitStopped(EmbeddedEtcd server) {
     if (server == null) {
       return;
     }
@@ -101,9 +125,9 @@ public final class Main {
    * before anything touches ForkJoinPool; an explicit -D setting wins.
    */
   static void ensureAsyncPool() {
-    if (System.getProperty(COMMON_POOL_PARALLELISM) == null) {
+    if (System.getProperty(EtcdServer.COMMON_POOL_PARALLELISM) == null) {
       int cores = Runtime.getRuntime().availableProcessors();
-      System.setProperty(COMMON_POOL_PARALLELISM, Integer.toString(Math.max(2, cores - 1)));
+      System.setProperty(EtcdServer.COMMON_POOL_PARALLELISM, Integer.toString(Math.max(2, cores - 1)));
     }
   }
 }

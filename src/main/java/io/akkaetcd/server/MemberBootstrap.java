@@ -1,0 +1,279 @@
+package io.akkaetcd.server;
+
+import io.akkaetcd.api.pipeline.Plugins;
+import akka.actor.typed.ActorRef;
+import akka.actor.typed.ActorSystem;
+import akka.actor.typed.Behavior;
+import akka.actor.typed.DispatcherSelector;
+import akka.actor.typed.javadsl.Adapter;
+import akka.actor.typed.javadsl.Behaviors;
+import com.typesafe.config.Config;
+import io.akkaetcd.alarm.Alarms;
+import io.akkaetcd.api.ClientServices;
+import io.akkaetcd.apply.ApplierActor;
+import io.akkaetcd.apply.KvApplier;
+import io.akkaetcd.apply.RequestDispatch;
+import io.akkaetcd.cluster.ClusterMembers;
+import io.akkaetcd.cluster.MemberAttributes;
+import io.akkaetcd.cluster.MemberIdentity;
+import io.akkaetcd.cluster.Membership;
+import io.akkaetcd.compactor.AutoCompactor;
+import io.akkaetcd.compactor.CompactionPolicy;
+import io.akkaetcd.errors.EtcdError;
+import io.akkaetcd.lease.LeaseExpiry;
+import io.akkaetcd.lease.LeaseForwarding;
+import io.akkaetcd.lease.LeaseKeeper;
+import io.akkaetcd.lease.Lessor;
+import io.akkaetcd.mvcc.MvccStore;
+import io.akkaetcd.proto.etcdserverpb.CompactionRequest;
+import io.akkaetcd.proto.etcdserverpb.InternalRaftRequest;
+import io.akkaetcd.proto.etcdserverpb.LeaseRevokeRequest;
+import io.akkaetcd.raft.Message;
+import io.akkaetcd.raft.member.RaftInbox;
+import io.akkaetcd.raft.member.RaftMember;
+import io.akkaetcd.raft.member.RaftStatus;
+import io.akkaetcd.raft.peer.PeerActivity;
+import io.akkaetcd.raft.peer.PeerGate;
+import io.akkaetcd.raft.peer.PeerTransport;
+import io.akkaetcd.raft.storage.JournalCheck;
+import io.akkaetcd.wait.AppliedIndexWait;
+import io.akkaetcd.wait.Wait;
+import io.akkaetcd.watch.WatchHub;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Consumer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Starts one incarnation of a member, in the order of the data path: the data directory and its
+ * membership, the journal check, the MVCC store and what is recovered from it (leases, alarms),
+ * then in the member's ActorSystem the applier, the peer side and the Raft member, then the
+ * request expiry, lease expiry and compactor, and last the client listeners.
+ */
+final class MemberBootstrap {
+  private static final Logger log = LoggerFactory.getLogger(EtcdServer.class);
+
+  private MemberBootstrap() {}
+
+  /**
+   * Journal events between snapshots of the Raft log: a hundredth of --snapshot-count. etcd counts
+   * entries; one of our events holds one or more (many under load), and a snapshot is small (the
+   * few thousand entries a lone member keeps in memory), so snapshotting more often keeps the
+   * journal a restart replays short.
+   */
+  static int journalSnapshotEvents(long snapshotCount) {
+    return (int) Math.max(100, Math.min(Integer.MAX_VALUE, snapshotCount / 100));
+  }
+
+  /**
+   * Opens the data directory, starts the member in an ActorSystem of its own and binds every
+   * --listen-client-urls. {@code settings} holds the akka-etcd.* keys (reference.conf and the
+   * application's overrides); the member's system is configured by {@link OwnSystemConfig}.
+   * {@code faults}: {@link Faults#NONE} but in tests; {@code plugins}: the pipeline's auth and
+   * metrics seams.
+   */
+  static EtcdServer start(ServerConfig config, Config settings, Faults faults, Plugins plugins) {
+    if (java.util.concurrent.ForkJoinPool.getCommonPoolParallelism() < 2) {
+      log.warn("the JDK common pool has 1 thread, so every gRPC request starts a thread of its own: "
+          + "start the JVM with -D{}=2 (akka-etcd's Main sets it)", EtcdServer.COMMON_POOL_PARALLELISM);
+    }
+    // As etcd: a member that cannot listen fails before it writes anything.
+    ListenUrls.check(config);
+    Path memberDir = config.dataDir().resolve("member");
+    try {
+      Files.createDirectories(memberDir);
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot create data dir " + memberDir, e);
+    }
+    // A member joining a running cluster learns it from its peers the first time; afterwards its
+    // data directory holds the membership it applied, whatever the flags say.
+    boolean joining = config.initialClusterState().equals("existing") && !Files.exists(memberDir.resolve("identity"));
+    ClusterMembers bootstrap = joining ? ClusterJoin.fetch(config, settings) : config.bootstrapMembers();
+    Membership membership = Membership.load(memberDir, MemberIdentity.loadOrRecord(memberDir, bootstrap));
+    ClusterMembers members = membership.current();
+    MemberAttributes attributes = MemberAttributes.load(memberDir);
+    JournalCheck.verifyOpens(memberDir.resolve("wal"));
+    Path storeDir = memberDir.resolve("mvcc");
+    MvccStore store = MvccStore.open(storeDir);
+    Wait wait = new Wait();
+    AppliedIndexWait applied = new AppliedIndexWait(store.appliedIndex());
+    AtomicReference<RaftStatus> status = new AtomicReference<>(RaftStatus.INITIAL);
+    CompletableFuture<ActorRef<RaftMember.Command>> raftRef = new CompletableFuture<>();
+    RaftInbox inbox = new RaftInbox();
+    AtomicBoolean failed = new AtomicBoolean();
+
+    // etcd's minimum lease TTL: ceil(1.5 x election timeout), in seconds.
+    long minLeaseTtl = (3 * config.electionTimeout().toMillis() + 1999) / 2000;
+    Lessor lessor = Lessor.recover(store, minLeaseTtl);
+    LeaseKeeper keeper = new LeaseKeeper(System::nanoTime, config.electionTimeout());
+    // Every recovered lease has its full TTL from start, so none looks expired before the first
+    // expiry tick; the leader promotes again when it applies its term's first entry (etcd's rule),
+    // and once it has answered its first client request (below).
+    keeper.promote(lessor.ttls());
+    KvApplier kv = new KvApplier(lessor);
+    Alarms alarms = Alarms.recover(store);
+    WatchHub hub = new WatchHub();
+    RaftMember.Settings raftSettings = new RaftMember.Settings(members.self().value(), members.voterIds(),
+        members.learnerIds(),
+        config.heartbeatInterval(), config.electionTicks(), store::appliedIndex, store::appliedTerm,
+        store::durableAppliedIndex, journalSnapshotEvents(config.snapshotCount()),
+        (int) Math.min(RaftMember.CATCH_UP_ENTRIES, Math.max(1, config.snapshotCount())), store::installedIndex);
+    boolean alone = PeerSide.peerUrls(members).isEmpty();
+    PeerGate gate = faults.peerGate(() -> PeerSide.idsByName(membership, attributes));
+    CompletableFuture<LeaseForwarding> leaseForwarding = new CompletableFuture<>();
+    AtomicReference<PeerSide> peerSide = new AtomicReference<>();
+    // A peer unheard for an election timeout is down, as a follower judges its leader.
+    PeerActivity links = new PeerActivity(config.electionTimeout());
+    Behavior<Void> guardian = Behaviors.setup(ctx -> {
+      akka.actor.ActorSystem classic = Adapter.toClassic(ctx.getSystem());
+      LeaseForwarding forwarding = new LeaseForwarding(lessor, keeper, status::get,
+          PeerSide.peerAsk(classic, membership, gate), config.electionTimeout().multipliedBy(2));
+      Adapter.actorOf(ctx, forwarding.endpointProps(), LeaseForwarding.ENDPOINT);
+      leaseForwarding.complete(forwarding);
+      ActorRef<ApplierActor.Command> applier = ctx.spawn(
+          ApplierActor.create(store, new RequestDispatch(kv, lessor, keeper, attributes, alarms,
+                  // etcd promotes once the leader applied its term's first entry. Every member
+                  // does here (the raft member may publish its leadership only after the applier
+                  // ran): only the leader's deadlines are read, and a member that leads later
+                  // promotes again for its own term.
+                  term -> keeper.promoteOnce(term, lessor::ttls)), membership::apply, wait,
+              applied, hub::committed), "applier",
+          DispatcherSelector.fromConfig("akka-etcd.applier-dispatcher"));
+      Consumer<Message> send = m -> { };
+      if (!alone) {
+        PeerSide peers = new PeerSide(ctx, config, membership, gate, links, inbox, faults);
+        peerSide.set(peers);
+        // Followers that need entries this log no longer holds get a snapshot of the state machine.
+        send = peers.sender(new ServerSnapshots(store, storeDir, membership, attributes, lessor, alarms, hub, applied,
+            inbox, applier), inbox);
+      }
+      ActorRef<RaftMember.Command> raft = ctx.spawn(RaftMember.create(raftSettings, inbox, send,
+          entries -> applier.tell(new ApplierActor.Apply(entries)), wait::fail, status), "raft",
+          DispatcherSelector.fromConfig("akka-etcd.raft-dispatcher"));
+      raftRef.complete(raft);
+      // A member without its raft actor or its applier cannot serve: stop it rather than hang.
+      ctx.watch(raft);
+      ctx.watch(applier);
+      return Behaviors.receive(Void.class)
+          .onSignal(akka.actor.typed.Terminated.class, t -> {
+            log.error("{} stopped unexpectedly; stopping the member", t.getRef().path().name());
+            failed.set(true);
+            return Behaviors.stopped();
+          })
+          .build();
+    });
+    ActorSystem<Void> system;
+    try {
+      system = ActorSystem.create(guardian, PeerTransport.SYSTEM, OwnSystemConfig.forMember(settings, memberDir,
+          alone ? Map.of() : PeerConfig.overrides(config, members, RaftMember.MAX_APPEND_BYTES)));
+    } catch (RuntimeException e) {
+      store.close();
+      throw e;
+    }
+    raftRef.join(); // the member's actors exist before clients are served
+    EtcdServer server = new EtcdServer(config, membership, attributes, store, alarms, system, inbox, wait, applied,
+        status, failed, PeerSide.peerAsk(Adapter.toClassic(system), membership, gate), links);
+    if (!alone) {
+      peerSide.get().servePromotions(Adapter.toClassic(system), id -> server.raftStatus().isLeader()
+          ? server.promoteMember(id) : CompletableFuture.failedFuture(EtcdError.LEADER_CHANGED.exception()));
+    }
+    Proposals proposals = server.proposals();
+    system.scheduler().scheduleWithFixedDelay(Proposals.EXPIRY_SWEEP, Proposals.EXPIRY_SWEEP, proposals::expire,
+        system.executionContext());
+    restartOrStopOnMembership(server, system, membership, alone);
+    if (!alone) {
+      peerSide.get().onQuarantined(() -> {
+        server.restartRequested.set(true);
+        system.terminate();
+      });
+    }
+    system.getWhenTerminated().whenComplete((d, e) -> {
+      proposals.failAll(EtcdError.STOPPED.exception());
+      store.close();
+      log.info("{} stopped; store closed", members.self());
+      server.stopped.complete(null);
+    });
+    startHousekeeping(server, system, config, store, lessor, keeper);
+    // As etcd, every start publishes the name and client URLs of the flags (a new --name on an
+    // old data dir renames the member); a member with peers serves once that is applied.
+    server.published = attributes.whenRecorded(members.self().value(), config.name(),
+        config.advertiseClientUrls());
+    if (!alone) {
+      server.ready = server.published;
+    }
+    // etcd answers clients a moment after its new leader promotes the leases. This member may
+    // have led for seconds before it answered its first request (listeners bound after the
+    // actors start, a cold JVM's first request): time no client could use must not shorten a
+    // lease it recovered, so a leader gives those their full TTL again once it has answered a
+    // request. Leases granted since keep exactly their TTL, as in etcd.
+    Map<Long, Long> recoveredLeases = Map.copyOf(lessor.ttls());
+    server.promoteAtFirstAnswer = () -> {
+      if (server.raftStatus().isLeader()) {
+        keeper.refresh(recoveredLeases);
+      }
+    };
+    try {
+      ClientServices services = ClientServices.create(server, kv, lessor, leaseForwarding.join(), hub, system,
+          config.watchProgressNotifyInterval(), plugins);
+      server.services = services;
+      server.bindings = ClientListeners.bind(config, server, services, system);
+    } catch (RuntimeException e) {
+      server.close();
+      throw e;
+    }
+    if (!server.ready.isDone()) {
+      log.info("{} listening on {}; serving clients once its name and client URLs are published",
+          members.self(), config.listenClientUrls());
+    }
+    server.publishAttributes();
+    server.ready.thenRun(() -> ReadyLog.serving(members.self(), alone, server.clusterVersion(), config,
+        members.clusterId()));
+    return server;
+  }
+
+  /**
+   * Stops the member once it is removed from the cluster; restarts a member started alone once it
+   * gets its first peer (it then needs the peer transport).
+   */
+  private static void restartOrStopOnMembership(EtcdServer server, ActorSystem<Void> system, Membership membership,
+      boolean alone) {
+    membership.onChange(m -> {
+      if (m.selfMember().isEmpty()) {
+        // etcd: "the member has been permanently removed from the cluster"
+        log.warn("{} was removed from the cluster; stopping", m.self());
+        system.terminate();
+      } else if (alone && m.members().size() > 1 && !server.restartRequested.getAndSet(true)) {
+        // A member started alone runs without the peer transport; its first peer needs one. It
+        // restarts as a cluster member once the MemberAdd is answered (etcd's member add on a
+        // single-member cluster, which then waits for the new member to start, as here).
+        log.warn("{} got its first peer: restarting with the peer transport", m.self());
+        system.scheduler().scheduleOnce(Duration.ofMillis(500), system::terminate, system.executionContext());
+      }
+    });
+  }
+
+  /** The leader's periodic work through Raft: revoking expired leases, and auto-compaction if configured. */
+  private static void startHousekeeping(EtcdServer server, ActorSystem<Void> system, ServerConfig config,
+      MvccStore store, Lessor lessor, LeaseKeeper keeper) {
+    CompactionPolicy policy = config.autoCompactionPolicy();
+    if (policy != null) {
+      system.systemActorOf(AutoCompactor.create(policy, store::currentRevision,
+          () -> server.raftStatus().isLeader(),
+          rev -> server.propose(InternalRaftRequest.newBuilder()
+              .setCompaction(CompactionRequest.newBuilder().setRevision(rev)))),
+          "auto-compactor", akka.actor.typed.Props.empty());
+    }
+    system.systemActorOf(LeaseExpiry.create(lessor, keeper, server::raftStatus,
+        id -> server.propose(InternalRaftRequest.newBuilder()
+            .setLeaseRevoke(LeaseRevokeRequest.newBuilder().setID(id)))),
+        "lease-expiry", akka.actor.typed.Props.empty());
+  }
+}
