@@ -5,16 +5,15 @@ import java.time.Duration;
 
 /**
  * The example's settings ({@code election-example} in application.conf) and this node's name,
- * which is its member's ({@code akka-etcd.name}).
+ * which is its member's.
  *
  * @param leaseTtl the campaign lease's TTL; etcd's minimum is ceil(1.5 x election timeout) seconds
  */
 record Settings(String name, String electionKey, String counterKey, String configPrefix, Duration leaseTtl,
     Duration tickInterval) {
 
-  static Settings from(Config config) {
-    Config c = config.getConfig("election-example");
-    return new Settings(config.getString("akka-etcd.name"), c.getString("election-key"), c.getString("counter-key"),
+  static Settings from(Config c, String name) {
+    return new Settings(name, c.getString("election-key"), c.getString("counter-key"),
         c.getString("config-prefix"), c.getDuration("lease-ttl"), c.getDuration("tick-interval"));
   }
 
