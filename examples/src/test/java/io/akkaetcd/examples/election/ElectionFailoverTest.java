@@ -27,8 +27,8 @@ import org.junit.jupiter.api.Test;
  * left. Deadlines are generous: three JVMs on a busy machine.
  */
 class ElectionFailoverTest {
-  private static final Duration START = Duration.ofSeconds(180);
-  private static final Duration WITHIN = Duration.ofSeconds(90);
+  private static final Duration START = Duration.ofSeconds(300);
+  private static final Duration WITHIN = Duration.ofSeconds(120);
   private static final int TICKS = 3;
 
   record Leader(String name, long term) {}
