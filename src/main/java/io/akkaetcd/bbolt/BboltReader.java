@@ -72,12 +72,9 @@ public final class BboltReader implements Closeable {
     if (header[0] == null) {
       return false;
     }
-    ByteBuffer h = header[0].asReadOnlyByteBuffer().order(java.nio.ByteOrder.LITTLE_ENDIAN);
-    long root = h.getLong(0);
-    if (root == 0) {
-      ByteBuffer inline = header[0].substring(BboltFormat.BUCKET_HEADER).asReadOnlyByteBuffer()
-          .order(java.nio.ByteOrder.LITTLE_ENDIAN);
-      leaf(inline, visitor, false);
+    long root = BboltFormat.le(header[0].toByteArray()).getLong(0);
+    if (root == 0) { // an inline bucket: its only (leaf) page follows the header
+      leaf(BboltFormat.le(header[0].substring(BboltFormat.BUCKET_HEADER).toByteArray()), visitor, false);
     } else {
       walk(root, visitor, false);
     }
