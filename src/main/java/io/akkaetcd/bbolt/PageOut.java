@@ -27,6 +27,18 @@ final class PageOut {
     return id;
   }
 
+  /** True in the layout pass: pages need only be counted ({@link #skip}), not encoded. */
+  boolean counting() {
+    return out == null;
+  }
+
+  /** Allocates {@code pages} ids without writing (layout pass); returns the first. */
+  long skip(int pages) {
+    long id = nextPgid;
+    nextPgid += pages;
+    return id;
+  }
+
   /** The high-water mark: the first id not written yet. */
   long nextPgid() {
     return nextPgid;

@@ -49,7 +49,7 @@ final class TreeBuilder {
   private void flush(int depth) throws IOException {
     Level level = levels.get(depth);
     byte[] firstKey = level.open.get(0).key();
-    long id = out.write(encode(depth == 0, level.open, level.bytes));
+    long id = writePage(depth == 0, level);
     level.open.clear();
     level.bytes = BboltFormat.PAGE_HEADER;
     level.written++;
@@ -68,12 +68,18 @@ final class TreeBuilder {
         return level.open.get(0).child(); // the only child is the root: no one-element branch
       }
       if (top) {
-        return out.write(encode(depth == 0, level.open, level.bytes));
+        return writePage(depth == 0, level);
       }
       if (!level.open.isEmpty()) {
         flush(depth);
       }
     }
+  }
+
+  private long writePage(boolean leaf, Level level) throws IOException {
+    return out.counting()
+        ? out.skip(BboltFormat.pagesFor(level.bytes))
+        : out.write(encode(leaf, level.open, level.bytes));
   }
 
   private static byte[] encode(boolean leaf, List<Element> elements, int bytes) {
