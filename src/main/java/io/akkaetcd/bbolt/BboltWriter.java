@@ -1,0 +1,114 @@
+package io.akkaetcd.bbolt;
+
+import com.google.protobuf.ByteString;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.util.Comparator;
+
+/**
+ * Writes a bbolt database image (page size 4096) in one front-to-back stream, as bbolt's
+ * tx.WriteTo lays one out: meta pages 0 and 1 (txid and txid−1), an empty freelist at page 2, then
+ * every bucket's tree with children before parents and the root bucket's leaf last. Buckets are
+ * always regular pages (never inline); pages are packed full. The image is what bbolt's reader and
+ * {@code tx.Check()} accept: every page below the high-water mark is reachable exactly once.
+ *
+ * <p>The metas come first but name the root page and the high-water mark, so the source is emitted
+ * twice: a layout pass that only counts pages, then the write. Memory is O(tree depth × page size)
+ * per pass (one open page per level of the current bucket and of the root bucket), never the image.
+ */
+public final class BboltWriter {
+  static final long FREELIST_PGID = 2;
+  static final long FIRST_DATA_PGID = 3;
+  /** meta0's txid; meta1 gets txid − 1, as tx.WriteTo does. */
+  static final long TXID = 2;
+
+  private static final Comparator<ByteString> BYTEWISE = ByteString.unsignedLexicographicalComparator();
+
+  private BboltWriter() {}
+
+  /** Writes the image of {@code source} to {@code out} and returns its size in bytes. */
+  public static long write(BboltSource source, OutputStream out) throws IOException {
+    Layout layout = pass(source, null);
+    out.write(BboltFormat.metaPage(0, layout.root, FREELIST_PGID, layout.highWater, TXID));
+    out.write(BboltFormat.metaPage(1, layout.root, FREELIST_PGID, layout.highWater, TXID - 1));
+    out.write(BboltFormat.emptyFreelistPage(FREELIST_PGID));
+    Layout written = pass(source, out);
+    if (!written.equals(layout)) {
+      throw new IllegalStateException("bbolt source emitted different content in its two passes");
+    }
+    return layout.highWater * BboltFormat.PAGE_SIZE;
+  }
+
+  private record Layout(long root, long highWater) {}
+
+  private static Layout pass(BboltSource source, OutputStream out) throws IOException {
+    PageOut pages = new PageOut(out, FIRST_DATA_PGID);
+    OrderedSink sink = new OrderedSink(pages);
+    source.emit(sink);
+    long root = sink.finish();
+    return new Layout(root, pages.nextPgid());
+  }
+
+  /** Checks bbolt's order while feeding one tree per bucket and the root bucket's tree. */
+  private static final class OrderedSink implements BboltSource.Sink {
+    private final PageOut pages;
+    private final TreeBuilder rootBucket;
+    private ByteString lastBucket;
+    private TreeBuilder bucket;
+    private ByteString bucketName;
+    private ByteString lastKey;
+
+    OrderedSink(PageOut pages) {
+      this.pages = pages;
+      this.rootBucket = new TreeBuilder(pages);
+    }
+
+    @Override
+    public void beginBucket(ByteString name) {
+      if (bucket != null) {
+        throw new IllegalStateException("bucket " + bucketName.toStringUtf8() + " not ended");
+      }
+      requireAfter(lastBucket, name, "bucket name");
+      bucket = new TreeBuilder(pages);
+      bucketName = name;
+      lastKey = null;
+    }
+
+    @Override
+    public void put(ByteString key, ByteString value) throws IOException {
+      if (bucket == null) {
+        throw new IllegalStateException("put outside a bucket");
+      }
+      requireAfter(lastKey, key, "key");
+      bucket.add(key.toByteArray(), value.toByteArray(), 0);
+      lastKey = key;
+    }
+
+    @Override
+    public void endBucket() throws IOException {
+      if (bucket == null) {
+        throw new IllegalStateException("no bucket to end");
+      }
+      long root = bucket.finish();
+      rootBucket.add(bucketName.toByteArray(), BboltFormat.bucketHeader(root), BboltFormat.BUCKET_LEAF);
+      lastBucket = bucketName;
+      bucket = null;
+    }
+
+    long finish() throws IOException {
+      if (bucket != null) {
+        throw new IllegalStateException("bucket " + bucketName.toStringUtf8() + " not ended");
+      }
+      return rootBucket.finish();
+    }
+
+    private static void requireAfter(ByteString last, ByteString next, String what) {
+      if (next.isEmpty()) {
+        throw new IllegalArgumentException("empty " + what);
+      }
+      if (last != null && BYTEWISE.compare(last, next) >= 0) {
+        throw new IllegalArgumentException(what + "s out of bytewise order or repeated");
+      }
+    }
+  }
+}

@@ -1,0 +1,94 @@
+package io.akkaetcd.bbolt;
+
+import com.google.protobuf.ByteString;
+import io.akkaetcd.proto.leasepb.Lease;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+
+/**
+ * etcd 3.4's backend layout (mvcc/kvstore.go, lease/lessor.go, etcdserver/api/membership/store.go)
+ * as a {@link BboltSource}: all ten buckets etcd creates, even when empty, in bytewise name order.
+ * "key": main (8 B BE) '_' sub (8 B BE) [+ 't' for a tombstone] → mvccpb.KeyValue; "meta":
+ * consistent_index (8 B BE) and finished/scheduledCompactRev (a 17-byte revision key); "lease":
+ * id (8 B BE) → leasepb.Lease{ID, TTL}. Big-endian keys with non-negative numbers sort as numbers.
+ */
+public final class EtcdBuckets implements BboltSource {
+  public static final String KEY = "key";
+  public static final String META = "meta";
+  public static final String LEASE = "lease";
+  public static final List<String> ALL = List.of(
+      "alarm", "auth", "authRoles", "authUsers", "cluster", KEY, LEASE, "members", "members_removed", META);
+
+  private static final ByteString CONSISTENT_INDEX = utf8("consistent_index");
+  private static final ByteString FINISHED_COMPACT = utf8("finishedCompactRev");
+  private static final ByteString SCHEDULED_COMPACT = utf8("scheduledCompactRev");
+
+  private final EtcdExport export;
+
+  public EtcdBuckets(EtcdExport export) {
+    this.export = export;
+  }
+
+  @Override
+  public void emit(Sink sink) throws IOException {
+    Map<String, Map<ByteString, ByteString>> small = smallBuckets();
+    for (String bucket : ALL) {
+      sink.beginBucket(utf8(bucket));
+      switch (bucket) {
+        case KEY -> export.revisions(r -> sink.put(revisionKey(r.main(), r.sub(), r.tombstone()),
+            r.value().toByteString()));
+        case LEASE -> export.leases(l -> sink.put(be64(l.id()),
+            Lease.newBuilder().setID(l.id()).setTTL(l.ttl()).build().toByteString()));
+        default -> {
+          for (Map.Entry<ByteString, ByteString> row : small.getOrDefault(bucket, Map.of()).entrySet()) {
+            sink.put(row.getKey(), row.getValue());
+          }
+        }
+      }
+      sink.endBucket();
+    }
+  }
+
+  /** etcd's revision key (mvcc/revision.go revToBytes, plus the tombstone mark). */
+  public static ByteString revisionKey(long main, long sub, boolean tombstone) {
+    ByteBuffer b = ByteBuffer.allocate(tombstone ? 18 : 17);
+    b.putLong(main).put((byte) '_').putLong(sub);
+    if (tombstone) {
+      b.put((byte) 't');
+    }
+    return ByteString.copyFrom(b.array());
+  }
+
+  public static ByteString be64(long n) {
+    return ByteString.copyFrom(ByteBuffer.allocate(8).putLong(n).array());
+  }
+
+  private Map<String, Map<ByteString, ByteString>> smallBuckets() {
+    Map<String, Map<ByteString, ByteString>> buckets = new TreeMap<>();
+    List<EtcdExport.Row> rows = new ArrayList<>(export.rows());
+    rows.add(new EtcdExport.Row(META, CONSISTENT_INDEX, be64(export.consistentIndex())));
+    if (export.finishedCompactRevision() > 0) {
+      rows.add(new EtcdExport.Row(META, FINISHED_COMPACT, revisionKey(export.finishedCompactRevision(), 0, false)));
+    }
+    if (export.scheduledCompactRevision() > 0) {
+      rows.add(new EtcdExport.Row(META, SCHEDULED_COMPACT, revisionKey(export.scheduledCompactRevision(), 0, false)));
+    }
+    for (EtcdExport.Row row : rows) {
+      if (!ALL.contains(row.bucket()) || row.bucket().equals(KEY) || row.bucket().equals(LEASE)) {
+        throw new IllegalArgumentException("not a small etcd bucket: " + row.bucket());
+      }
+      buckets.computeIfAbsent(row.bucket(), b -> new TreeMap<>(ByteString.unsignedLexicographicalComparator()))
+          .put(row.key(), row.value());
+    }
+    return buckets;
+  }
+
+  private static ByteString utf8(String s) {
+    return ByteString.copyFrom(s, StandardCharsets.UTF_8);
+  }
+}

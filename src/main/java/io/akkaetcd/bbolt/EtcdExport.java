@@ -1,0 +1,57 @@
+package io.akkaetcd.bbolt;
+
+import com.google.protobuf.ByteString;
+import io.akkaetcd.proto.mvccpb.KeyValue;
+import java.io.IOException;
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * What an etcd-layout snapshot holds, as an exporter of the store supplies it. The streaming parts
+ * ({@link #revisions}, {@link #leases}) may be called more than once and must push the same
+ * content each time (read them from one store snapshot).
+ */
+public interface EtcdExport {
+  /** Every stored revision in ascending (main, sub) order: puts and deletions' tombstones. */
+  void revisions(Sink<Revision> sink) throws IOException;
+
+  /** Every lease in ascending id order. */
+  void leases(Sink<Lease> sink) throws IOException;
+
+  /** The applied raft index etcd stores as "consistent_index". */
+  long consistentIndex();
+
+  /** The last finished compaction's revision; 0 for none. */
+  long finishedCompactRevision();
+
+  /** The last scheduled compaction's revision; 0 for none. */
+  long scheduledCompactRevision();
+
+  /**
+   * Rows of the small buckets, already in etcd's bytes: "members", "members_removed", "cluster",
+   * "alarm", "auth", "authUsers", "authRoles" (any order; held in memory).
+   */
+  List<Row> rows();
+
+  @FunctionalInterface
+  interface Sink<T> {
+    void accept(T item) throws IOException;
+  }
+
+  /** One "key" bucket row; a tombstone's value holds only the key, as etcd writes it. */
+  record Revision(long main, long sub, boolean tombstone, KeyValue value) {
+    public Revision {
+      Objects.requireNonNull(value, "value");
+    }
+  }
+
+  record Lease(long id, long ttl) {}
+
+  record Row(String bucket, ByteString key, ByteString value) {
+    public Row {
+      Objects.requireNonNull(bucket, "bucket");
+      Objects.requireNonNull(key, "key");
+      Objects.requireNonNull(value, "value");
+    }
+  }
+}
