@@ -556,7 +556,7 @@ public final class EtcdServer implements EtcdMember, AutoCloseable {
   private void bindClientUrls(ClientServices shared) {
     Map<String, Function<HttpRequest, CompletionStage<HttpResponse>>> services =
         GrpcServices.handlers(shared, config.maxRequestBytes(), system);
-    ClientRouter router = new ClientRouter(services, this, Materializer.matFromSystem(system));
+    ClientRouter router = new ClientRouter(services, this, shared.metrics(), Materializer.matFromSystem(system));
     for (URI url : config.listenClientUrls()) {
       ServerBinding binding;
       try {
