@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import com.google.protobuf.ByteString;
+import io.akkaetcd.proto.etcdserverpb.PutRequest;
 import io.etcd.jetcd.ByteSequence;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -50,8 +51,11 @@ class MetricsScrapeTest {
   void scrapeCountsGrpcPutsAndKeys() throws Exception {
     try (EmbeddedMember m = new EmbeddedMember()) {
       int puts = 5;
+      long requestBytes = 0;
       for (int i = 0; i < puts; i++) {
         m.client().getKVClient().put(bytes("k" + (i % 3)), bytes("v" + i)).get(10, TimeUnit.SECONDS);
+        requestBytes += PutRequest.newBuilder().setKey(ByteString.copyFromUtf8("k" + (i % 3)))
+            .setValue(ByteString.copyFromUtf8("v" + i)).build().getSerializedSize();
       }
       m.server().client().kv().put(ByteString.copyFromUtf8("in-process"), ByteString.copyFromUtf8("v"))
           .toCompletableFuture().get(10, TimeUnit.SECONDS);
@@ -68,6 +72,27 @@ class MetricsScrapeTest {
       assertTrue(value(text, "etcd_server_proposals_applied_total ") >= puts + 1, text);
       assertTrue(value(text, "etcd_mvcc_db_total_size_in_bytes ") > 0, text);
       assertTrue(text.contains("\nprocess_resident_memory_bytes "), text);
+      assertEquals(requestBytes, value(text, "etcd_network_client_grpc_received_bytes_total "), "the puts' messages");
+      assertTrue(value(text, "etcd_network_client_grpc_sent_bytes_total ") >= puts * 10L, "5 responses with headers");
+    }
+  }
+
+  /** A stream's messages count one by one, as go-grpc-prometheus's stream interceptor counts them. */
+  @Test
+  void watchStreamMessagesCount() throws Exception {
+    try (EmbeddedMember m = new EmbeddedMember()) {
+      java.util.concurrent.CompletableFuture<Void> event = new java.util.concurrent.CompletableFuture<>();
+      m.client().getKVClient().put(bytes("w"), bytes("1")).get(10, TimeUnit.SECONDS);
+      io.etcd.jetcd.options.WatchOption fromStart = io.etcd.jetcd.options.WatchOption.builder().withRevision(1).build();
+      try (io.etcd.jetcd.Watch.Watcher w = m.client().getWatchClient().watch(bytes("w"), fromStart,
+          r -> event.complete(null))) {
+        event.get(10, TimeUnit.SECONDS);
+        String text = scrape(m.url()).body();
+        String watch = "{grpc_method=\"Watch\",grpc_service=\"etcdserverpb.Watch\",grpc_type=\"bidi_stream\"} ";
+        assertEquals(1, value(text, "grpc_server_started_total" + watch));
+        assertEquals(1, value(text, "grpc_server_msg_received_total" + watch), "the create request");
+        assertTrue(value(text, "grpc_server_msg_sent_total" + watch) >= 2, "created, then the event");
+      }
     }
   }
 
