@@ -9,6 +9,7 @@ import akka.http.javadsl.model.StatusCodes;
 import akka.http.javadsl.model.headers.RawHeader;
 import akka.japi.function.Function;
 import akka.stream.Materializer;
+import io.akkaetcd.metrics.EtcdMetrics;
 import io.grpc.Status;
 import java.util.List;
 import java.util.Map;
@@ -21,19 +22,28 @@ import java.util.concurrent.CompletionStage;
  * ({@code /etcdserverpb.KV/Range}); an unknown service or method answers gRPC UNIMPLEMENTED as
  * grpc-go does, never a bare HTTP 404. A known method's call goes through the member's
  * {@link io.akkaetcd.api.pipeline.Pipeline} (readiness, learner, leader and auth stages). Plain
- * HTTP gets etcd's {@code /health} and {@code /version} once the member is
+ * HTTP gets etcd's {@code /health}, {@code /version} and {@code /metrics} once the member is
  * {@linkplain EtcdMember#ready ready}.
  */
 public final class ClientRouter implements Function<HttpRequest, CompletionStage<HttpResponse>> {
   private final Map<String, Function<HttpRequest, CompletionStage<HttpResponse>>> services;
   private final EtcdMember member;
   private final Materializer materializer;
+  /** The member's metrics for GET /metrics; null serves no /metrics. */
+  private final EtcdMetrics metrics;
 
   /** @param services handlers by full gRPC service name (e.g. {@code etcdserverpb.KV}) */
   public ClientRouter(Map<String, Function<HttpRequest, CompletionStage<HttpResponse>>> services,
       EtcdMember member, Materializer materializer) {
+    this(services, member, null, materializer);
+  }
+
+  /** As above, also serving {@code metrics} on {@code /metrics} as etcd does. */
+  public ClientRouter(Map<String, Function<HttpRequest, CompletionStage<HttpResponse>>> services,
+      EtcdMember member, EtcdMetrics metrics, Materializer materializer) {
     this.services = Map.copyOf(services);
     this.member = member;
+    this.metrics = metrics;
     this.materializer = materializer;
   }
 
@@ -85,11 +95,21 @@ public final class ClientRouter implements Function<HttpRequest, CompletionStage
   private HttpResponse http(String path, HttpRequest req) {
     return switch (path) {
       case "/health", "/livez", "/readyz" -> health(req);
+      case "/metrics" -> metrics == null ? notFound() : metrics();
       case "/version" -> HttpResponse.create().withEntity(HttpEntities.create(ContentTypes.APPLICATION_JSON,
           "{\"etcdserver\":\"" + member.serverVersion() + "\",\"etcdcluster\":\"" + member.clusterVersion() + "\"}"));
-      default -> HttpResponse.create().withStatus(StatusCodes.NOT_FOUND)
-          .withEntity(HttpEntities.create(ContentTypes.TEXT_PLAIN_UTF8, "404 page not found\n"));
+      default -> notFound();
     };
+  }
+
+  private static HttpResponse notFound() {
+    return HttpResponse.create().withStatus(StatusCodes.NOT_FOUND)
+        .withEntity(HttpEntities.create(ContentTypes.TEXT_PLAIN_UTF8, "404 page not found\n"));
+  }
+
+  /** etcd's /metrics (promhttp): every method, text format 0.0.4. */
+  private HttpResponse metrics() {
+    return HttpResponse.create().withEntity(HttpEntities.create(METRICS_TYPE, metrics.scrape()));
   }
 
   /**
@@ -109,6 +129,9 @@ public final class ClientRouter implements Function<HttpRequest, CompletionStage
         .addHeader(RawHeader.create("X-Content-Type-Options", "nosniff"))
         .withEntity(HttpEntities.create(ContentTypes.TEXT_PLAIN_UTF8, "{\"health\":\"false\"}\n"));
   }
+
+  private static final akka.http.javadsl.model.ContentType METRICS_TYPE = akka.http.javadsl.model.ContentTypes
+      .parse(EtcdMetrics.CONTENT_TYPE);
 
   private static boolean isGrpc(HttpRequest req) {
     return req.entity().getContentType().mediaType().toString().startsWith("application/grpc");

@@ -1,11 +1,13 @@
 package io.akkaetcd.api;
 
 import akka.actor.typed.ActorSystem;
+import io.akkaetcd.api.pipeline.CallObserver;
 import io.akkaetcd.api.pipeline.Pipeline;
 import io.akkaetcd.api.pipeline.Plugins;
 import io.akkaetcd.apply.KvApplier;
 import io.akkaetcd.lease.LeaseForwarding;
 import io.akkaetcd.lease.Lessor;
+import io.akkaetcd.metrics.EtcdMetrics;
 import io.akkaetcd.watch.WatchHub;
 import java.time.Duration;
 
@@ -16,13 +18,20 @@ import java.time.Duration;
  * set of semantics, stages and errors.
  */
 public record ClientServices(Pipeline pipeline, KvService kv, LeaseService lease, WatchService watch,
-    ClusterService cluster, MaintenanceService maintenance, HealthService health) {
+    ClusterService cluster, MaintenanceService maintenance, HealthService health, EtcdMetrics metrics) {
 
-  /** The services of {@code member} behind a pipeline with {@code plugins} (auth, metrics). */
+  /**
+   * The services of {@code member} behind a pipeline with {@code plugins} (auth, metrics), and
+   * the member's etcd metrics: the pipeline feeds their grpc_server_* besides any plugged observer.
+   */
   public static ClientServices create(EtcdMember member, KvApplier kv, Lessor lessor, LeaseForwarding leases,
       WatchHub hub, ActorSystem<?> system, Duration watchProgressInterval, Plugins plugins) {
-    return new ClientServices(Pipeline.standard(member, plugins), new KvService(member, kv),
+    EtcdMetrics metrics = new EtcdMetrics(new MemberMetricsGauges(member), false, true);
+    CallObserver grpcMetrics = new GrpcMetricsObserver(metrics.grpc());
+    CallObserver observer = plugins.observer() == CallObserver.NONE ? grpcMetrics
+        : CallObservers.both(grpcMetrics, plugins.observer());
+    return new ClientServices(Pipeline.standard(member, plugins.withObserver(observer)), new KvService(member, kv),
         new LeaseService(member, lessor, leases), new WatchService(member, hub, system, watchProgressInterval),
-        new ClusterService(member), new MaintenanceService(member), new HealthService(member));
+        new ClusterService(member), new MaintenanceService(member), new HealthService(member), metrics);
   }
 }

@@ -5,6 +5,7 @@ import akka.actor.ActorSystem;
 import akka.actor.ClassicActorSystemProvider;
 import akka.grpc.GrpcProtocol;
 import akka.grpc.ProtobufSerializer;
+import io.akkaetcd.metrics.EtcdMetrics;
 import akka.grpc.Trailers;
 import akka.grpc.javadsl.GrpcExceptionHandler;
 import akka.grpc.javadsl.GrpcMarshalling;
@@ -135,6 +136,7 @@ public final class GrpcServiceHandler implements Function<HttpRequest, Completio
     private final String service;
     private final Map<String, Method> methods = new HashMap<>();
     private int receiveLimit = Integer.MAX_VALUE;
+    private EtcdMetrics metrics;
 
     private Builder(String service) {
       this.service = service;
@@ -149,23 +151,36 @@ public final class GrpcServiceHandler implements Function<HttpRequest, Completio
       return this;
     }
 
+    /** Counts the messages of the methods added after this in {@code metrics} ({@link CountingSerializer}). */
+    public Builder counting(EtcdMetrics metrics) {
+      this.metrics = metrics;
+      return this;
+    }
+
     public <Q, R> Builder method(String name, ProtobufSerializer<Q> in, ProtobufSerializer<R> out,
         java.util.function.Function<Q, CompletionStage<R>> call) {
-      methods.put(name, new Unary<>(Methods.of(service, name), parsing(in, receiveLimit), out, call));
+      methods.put(name, new Unary<>(Methods.of(service, name), parsing(counted(in, null), receiveLimit),
+          counted(out, null), call));
       return this;
+    }
+
+    private <T> ProtobufSerializer<T> counted(ProtobufSerializer<T> codec, String streamMethod) {
+      return metrics == null ? codec : new CountingSerializer<>(codec, metrics, streamMethod);
     }
 
     /** A bidirectional stream (Watch, LeaseKeepAlive). */
     public <Q, R> Builder stream(String name, ProtobufSerializer<Q> in, ProtobufSerializer<R> out,
         java.util.function.Function<Source<Q, NotUsed>, Source<R, NotUsed>> call) {
-      methods.put(name, new Stream<>(Methods.of(service, name), in, out, false, call));
+      String method = Methods.of(service, name);
+      methods.put(name, new Stream<>(method, counted(in, method), counted(out, method), false, call));
       return this;
     }
 
     /** A server stream: one request, a stream of responses (Snapshot, Health's Watch). */
     public <Q, R> Builder serverStream(String name, ProtobufSerializer<Q> in, ProtobufSerializer<R> out,
         java.util.function.Function<Q, Source<R, NotUsed>> call) {
-      methods.put(name, new Stream<Q, R>(Methods.of(service, name), in, out, true,
+      String method = Methods.of(service, name);
+      methods.put(name, new Stream<Q, R>(method, counted(in, method), counted(out, method), true,
           requests -> requests.take(1).flatMapConcat(call::apply)));
       return this;
     }

@@ -30,9 +30,12 @@ public final class GrpcServices {
       int maxRequestBytes, ClassicActorSystemProvider system) {
     Materializer mat = SystemMaterializer.get(system).materializer();
     Pipeline pipeline = shared.pipeline();
+    // every message a client sends or receives counts in the member's metrics, as etcd's codec does
+    java.util.function.Function<String, GrpcServiceHandler.Builder> builder =
+        name -> GrpcServiceHandler.builder(name).counting(shared.metrics());
     Map<String, Function<HttpRequest, CompletionStage<HttpResponse>>> services = new LinkedHashMap<>();
     KvService kv = shared.kv();
-    services.put(KV.name, GrpcServiceHandler.builder(KV.name)
+    services.put(KV.name, builder.apply(KV.name)
         .receiveLimit(maxRequestBytes + GrpcErrors.RECEIVE_OVERHEAD_BYTES)
         .method("Range", KV.Serializers.RangeRequestSerializer, KV.Serializers.RangeResponseSerializer, kv::range)
         .method("Put", KV.Serializers.PutRequestSerializer, KV.Serializers.PutResponseSerializer, kv::put)
@@ -45,7 +48,7 @@ public final class GrpcServices {
     // A malformed unary request is answered INTERNAL here (the generated handlers fail the request's
     // stream, and a client may read the reset, CANCELLED).
     MaintenanceService maintenance = shared.maintenance();
-    services.put(Maintenance.name, GrpcServiceHandler.builder(Maintenance.name)
+    services.put(Maintenance.name, builder.apply(Maintenance.name)
         .method("Alarm", Maintenance.Serializers.AlarmRequestSerializer, Maintenance.Serializers.AlarmResponseSerializer,
             maintenance::alarm)
         .method("Status", Maintenance.Serializers.StatusRequestSerializer, Maintenance.Serializers.StatusResponseSerializer,
@@ -64,7 +67,7 @@ public final class GrpcServices {
             Maintenance.Serializers.SnapshotResponseSerializer, maintenance::snapshot)
         .build(pipeline, mat, system));
     ClusterService cluster = shared.cluster();
-    services.put(Cluster.name, GrpcServiceHandler.builder(Cluster.name)
+    services.put(Cluster.name, builder.apply(Cluster.name)
         .method("MemberAdd", Cluster.Serializers.MemberAddRequestSerializer, Cluster.Serializers.MemberAddResponseSerializer,
             cluster::memberAdd)
         .method("MemberRemove", Cluster.Serializers.MemberRemoveRequestSerializer,
@@ -76,12 +79,12 @@ public final class GrpcServices {
         .method("MemberPromote", Cluster.Serializers.MemberPromoteRequestSerializer,
             Cluster.Serializers.MemberPromoteResponseSerializer, cluster::memberPromote)
         .build(pipeline, mat, system));
-    services.put(Watch.name, GrpcServiceHandler.builder(Watch.name)
+    services.put(Watch.name, builder.apply(Watch.name)
         .stream("Watch", Watch.Serializers.WatchRequestSerializer, Watch.Serializers.WatchResponseSerializer,
             shared.watch()::watch)
         .build(pipeline, mat, system));
     LeaseService lease = shared.lease();
-    services.put(Lease.name, GrpcServiceHandler.builder(Lease.name)
+    services.put(Lease.name, builder.apply(Lease.name)
         .method("LeaseGrant", Lease.Serializers.LeaseGrantRequestSerializer, Lease.Serializers.LeaseGrantResponseSerializer,
             lease::leaseGrant)
         .method("LeaseRevoke", Lease.Serializers.LeaseRevokeRequestSerializer, Lease.Serializers.LeaseRevokeResponseSerializer,
@@ -94,7 +97,7 @@ public final class GrpcServices {
             Lease.Serializers.LeaseKeepAliveResponseSerializer, lease::leaseKeepAlive)
         .build(pipeline, mat, system));
     HealthService health = shared.health();
-    services.put(Health.name, GrpcServiceHandler.builder(Health.name)
+    services.put(Health.name, builder.apply(Health.name)
         .method("Check", Health.Serializers.HealthCheckRequestSerializer, Health.Serializers.HealthCheckResponseSerializer,
             health::check)
         .serverStream("Watch", Health.Serializers.HealthCheckRequestSerializer,

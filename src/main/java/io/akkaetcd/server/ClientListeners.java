@@ -30,7 +30,7 @@ final class ClientListeners {
   static List<ServerBinding> bind(ServerConfig config, EtcdMember member, ClientServices shared,
       ActorSystem<?> system) {
     ClientRouter router = new ClientRouter(GrpcServices.handlers(shared, config.maxRequestBytes(), system), member,
-        Materializer.matFromSystem(system));
+        shared.metrics(), Materializer.matFromSystem(system));
     List<ServerBinding> bindings = new ArrayList<>();
     for (URI url : config.listenClientUrls()) {
       ServerBinding binding;

@@ -1,0 +1,23 @@
+package io.akkaetcd.metrics;
+
+/** etcd's histogram buckets (upper bounds, seconds), as its metrics.go files declare them. */
+public final class Buckets {
+  private Buckets() {}
+
+  /** prometheus.ExponentialBuckets(0.001, 2, 14): WAL fsync and backend commit, 1 ms to 8 s. */
+  public static final double[] DISK = exponential(0.001, 2, 14);
+
+  /** prometheus.ExponentialBuckets(0.0001, 2, 16): peer round-trip time, 0.1 ms to 3.2 s. */
+  public static final double[] PEER_RTT = exponential(0.0001, 2, 16);
+
+  /** prometheus.DefBuckets: go-grpc-prometheus's grpc_server_handling_seconds. */
+  public static final double[] DEFAULT = {.005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10};
+
+  static double[] exponential(double start, double factor, int count) {
+    double[] bounds = new double[count];
+    for (int i = 0; i < count; i++) {
+      bounds[i] = start * Math.pow(factor, i);
+    }
+    return bounds;
+  }
+}

@@ -1,0 +1,129 @@
+package io.akkaetcd.metrics;
+
+import io.prometheus.metrics.core.metrics.Counter;
+import io.prometheus.metrics.core.metrics.GaugeWithCallback;
+import io.prometheus.metrics.core.metrics.Histogram;
+import io.prometheus.metrics.expositionformats.PrometheusTextFormatWriter;
+import io.prometheus.metrics.instrumentation.jvm.JvmMetrics;
+import io.prometheus.metrics.model.registry.PrometheusRegistry;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.util.function.LongSupplier;
+
+/**
+ * One member's metrics, with etcd 3.4's names, types, labels, help and buckets
+ * (etcdserver/metrics.go, mvcc/metrics.go, mvcc/backend/metrics.go, wal/metrics.go,
+ * rafthttp/metrics.go, v3rpc/metrics.go). Gauges are read from {@link MemberGauges} at scrape
+ * time; counters and histograms are fed with one call by the code that sees the event. Each
+ * member has its own registry (several members may share a JVM, as in tests), plus the JVM's and
+ * process's metrics. Thread-safe; updates take no lock.
+ */
+public final class EtcdMetrics {
+  /** What etcd's /metrics answers with (promhttp, text format 0.0.4). */
+  public static final String CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8";
+
+  private final PrometheusRegistry registry = new PrometheusRegistry();
+  private final PrometheusTextFormatWriter writer = PrometheusTextFormatWriter.builder().build();
+  private final GrpcServerMetrics grpc;
+
+  /** etcd_server_leader_changes_seen_total: feed from the Raft member when the leader changes. */
+  public final Counter leaderChanges;
+  /** etcd_server_proposals_failed_total: feed when a proposal fails (timeout, dropped). */
+  public final Counter proposalsFailed;
+  /** etcd_disk_wal_fsync_duration_seconds: feed with the journal's sync time. */
+  public final Histogram walFsyncDuration;
+  /** etcd_disk_backend_commit_duration_seconds: feed with the MVCC batch commit time. */
+  public final Histogram backendCommitDuration;
+  /** etcd_network_peer_round_trip_time_seconds{To}. */
+  public final Histogram peerRoundTripTime;
+  /** etcd_network_peer_sent_bytes_total{To}. */
+  public final Counter peerSentBytes;
+  /** etcd_network_peer_sent_failures_total{To}. */
+  public final Counter peerSentFailures;
+  /** etcd_network_peer_received_bytes_total{From}. */
+  public final Counter peerReceivedBytes;
+  /** etcd_network_client_grpc_sent_bytes_total. */
+  public final Counter clientGrpcSentBytes;
+  /** etcd_network_client_grpc_received_bytes_total. */
+  public final Counter clientGrpcReceivedBytes;
+
+  /**
+   * @param extensive etcd's {@code --metrics=extensive}: adds grpc_server_handling_seconds
+   * @param jvm whether to register the JVM's and process's metrics (process_*, jvm_*)
+   */
+  public EtcdMetrics(MemberGauges gauges, boolean extensive, boolean jvm) {
+    gauge("etcd_server_has_leader", "Whether or not a leader exists. 1 is existence, 0 is not.",
+        () -> gauges.hasLeader() ? 1 : 0);
+    leaderChanges = counter("etcd_server_leader_changes_seen_total", "The number of leader changes seen.");
+    gauge("etcd_server_proposals_committed_total", "The total number of consensus proposals committed.",
+        gauges::committedIndex);
+    gauge("etcd_server_proposals_applied_total", "The total number of consensus proposals applied.",
+        gauges::appliedIndex);
+    gauge("etcd_server_proposals_pending", "The current number of pending proposals to commit.",
+        gauges::pendingProposals);
+    proposalsFailed = counter("etcd_server_proposals_failed_total", "The total number of failed proposals seen.");
+    gauge("etcd_server_quota_backend_bytes", "Current backend storage quota size in bytes.",
+        gauges::quotaBackendBytes);
+    GaugeWithCallback.builder().name("etcd_server_version")
+        .help("Which version is running. 1 for 'server_version' label with current version.")
+        .labelNames("server_version").callback(cb -> cb.call(1, gauges.serverVersion())).register(registry);
+    gauge("etcd_mvcc_db_total_size_in_bytes", "Total size of the underlying database physically allocated in bytes.",
+        gauges::dbTotalSize);
+    gauge("etcd_mvcc_db_total_size_in_use_in_bytes",
+        "Total size of the underlying database logically in use in bytes.", gauges::dbTotalSizeInUse);
+    gauge("etcd_debugging_mvcc_keys_total", "Total number of keys.", gauges::keysTotal);
+    walFsyncDuration = histogram("etcd_disk_wal_fsync_duration_seconds",
+        "The latency distributions of fsync called by WAL.", Buckets.DISK);
+    backendCommitDuration = histogram("etcd_disk_backend_commit_duration_seconds",
+        "The latency distributions of commit called by backend.", Buckets.DISK);
+    peerRoundTripTime = histogram("etcd_network_peer_round_trip_time_seconds",
+        "Round-Trip-Time histogram between peers", Buckets.PEER_RTT, "To");
+    peerSentBytes = counter("etcd_network_peer_sent_bytes_total", "The total number of bytes sent to peers.", "To");
+    peerSentFailures = counter("etcd_network_peer_sent_failures_total",
+        "The total number of send failures from peers.", "To");
+    peerReceivedBytes = counter("etcd_network_peer_received_bytes_total",
+        "The total number of bytes received from peers.", "From");
+    clientGrpcSentBytes = counter("etcd_network_client_grpc_sent_bytes_total",
+        "The total number of bytes sent to grpc clients.");
+    clientGrpcReceivedBytes = counter("etcd_network_client_grpc_received_bytes_total",
+        "The total number of bytes received from grpc clients.");
+    grpc = new GrpcServerMetrics(registry, extensive);
+    if (jvm) {
+      JvmMetrics.builder().register(registry);
+    }
+  }
+
+  /** grpc_server_*: fed by the request pipeline's metrics hook. */
+  public GrpcServerMetrics grpc() {
+    return grpc;
+  }
+
+  public PrometheusRegistry registry() {
+    return registry;
+  }
+
+  /** A scrape in Prometheus text format 0.0.4 ({@link #CONTENT_TYPE}), as etcd's /metrics serves. */
+  public byte[] scrape() {
+    ByteArrayOutputStream out = new ByteArrayOutputStream(16 * 1024);
+    try {
+      writer.write(out, registry.scrape());
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+    return out.toByteArray();
+  }
+
+  private void gauge(String name, String help, LongSupplier value) {
+    GaugeWithCallback.builder().name(name).help(help).callback(cb -> cb.call(value.getAsLong())).register(registry);
+  }
+
+  private Counter counter(String name, String help, String... labels) {
+    return Counter.builder().name(name).help(help).labelNames(labels).register(registry);
+  }
+
+  private Histogram histogram(String name, String help, double[] bounds, String... labels) {
+    return Histogram.builder().name(name).help(help).labelNames(labels).classicOnly()
+        .classicUpperBounds(bounds).register(registry);
+  }
+}

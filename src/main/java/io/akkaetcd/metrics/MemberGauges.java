@@ -1,0 +1,35 @@
+package io.akkaetcd.metrics;
+
+/**
+ * Where etcd's gauges are read from, at scrape time only: the member's state is asked when
+ * Prometheus scrapes, so the request path pays nothing for them. Implementations must be
+ * thread-safe and quick (a scrape may come at any time, from an HTTP thread).
+ */
+public interface MemberGauges {
+  /** etcd_server_has_leader. */
+  boolean hasLeader();
+
+  /** etcd_server_proposals_committed_total: the Raft commit index (a gauge in etcd). */
+  long committedIndex();
+
+  /** etcd_server_proposals_applied_total: the applied index (a gauge in etcd). */
+  long appliedIndex();
+
+  /** etcd_server_proposals_pending: proposals made here and not yet applied. */
+  long pendingProposals();
+
+  /** etcd_server_quota_backend_bytes. */
+  long quotaBackendBytes();
+
+  /** etcd_mvcc_db_total_size_in_bytes. */
+  long dbTotalSize();
+
+  /** etcd_mvcc_db_total_size_in_use_in_bytes. */
+  long dbTotalSizeInUse();
+
+  /** etcd_debugging_mvcc_keys_total: live keys. */
+  long keysTotal();
+
+  /** The label of etcd_server_version, e.g. {@code 3.4.23}. */
+  String serverVersion();
+}
