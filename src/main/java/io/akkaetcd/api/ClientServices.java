@@ -3,7 +3,11 @@ package io.akkaetcd.api;
 import akka.actor.typed.ActorSystem;
 import io.akkaetcd.api.pipeline.Pipeline;
 import io.akkaetcd.api.pipeline.Plugins;
+import akka.stream.Materializer;
+import akka.stream.SystemMaterializer;
 import io.akkaetcd.apply.KvApplier;
+import io.akkaetcd.concurrency.ElectionService;
+import io.akkaetcd.concurrency.LockService;
 import io.akkaetcd.lease.LeaseForwarding;
 import io.akkaetcd.lease.Lessor;
 import io.akkaetcd.watch.WatchHub;
@@ -16,13 +20,21 @@ import java.time.Duration;
  * set of semantics, stages and errors.
  */
 public record ClientServices(Pipeline pipeline, KvService kv, LeaseService lease, WatchService watch,
-    ClusterService cluster, MaintenanceService maintenance, HealthService health) {
+    ClusterService cluster, MaintenanceService maintenance, HealthService health, LockService lock,
+    ElectionService election) {
 
   /** The services of {@code member} behind a pipeline with {@code plugins} (auth, metrics). */
   public static ClientServices create(EtcdMember member, KvApplier kv, Lessor lessor, LeaseForwarding leases,
       WatchHub hub, ActorSystem<?> system, Duration watchProgressInterval, Plugins plugins) {
-    return new ClientServices(Pipeline.standard(member, plugins), new KvService(member, kv),
-        new LeaseService(member, lessor, leases), new WatchService(member, hub, system, watchProgressInterval),
-        new ClusterService(member), new MaintenanceService(member), new HealthService(member));
+    Pipeline pipeline = Pipeline.standard(member, plugins);
+    KvService kvService = new KvService(member, kv);
+    LeaseService lease = new LeaseService(member, lessor, leases);
+    WatchService watch = new WatchService(member, hub, system, watchProgressInterval);
+    // The recipes call the member as a client does: through the pipeline, to these very services.
+    PipelineStore store = new PipelineStore(pipeline, kvService, lease, watch);
+    Materializer mat = SystemMaterializer.get(system).materializer();
+    return new ClientServices(pipeline, kvService, lease, watch, new ClusterService(member),
+        new MaintenanceService(member), new HealthService(member), new LockService(store, mat),
+        new ElectionService(store, mat));
   }
 }
