@@ -103,6 +103,58 @@ class JetcdLockElectionDifferentialTest {
   }
 
   @Test
+  void leaseZeroGrantsAnUnrenewedSessionLease() throws Exception {
+    assertSameTranscript(s -> {
+      LockResponse held = get(s.client.getLockClient().lock(bytes("lz"), 0));
+      String key = held.getKey().toString(StandardCharsets.UTF_8);
+      long lease = Long.parseLong(key.substring("lz/".length()), 16);
+      long granted = get(s.client.getLeaseClient().timeToLive(lease, io.etcd.jetcd.options.LeaseOption.DEFAULT))
+          .getGrantedTTL();
+      s.log("lease 0 locks under a lease of " + granted + " s");
+      CampaignResponse won = get(s.client.getElectionClient().campaign(bytes("ez"), 0, bytes("z")));
+      s.log("campaign with lease 0 leads with a lease of " + get(s.client.getLeaseClient()
+          .timeToLive(won.getLeader().getLease(), io.etcd.jetcd.options.LeaseOption.DEFAULT)).getGrantedTTL() + " s");
+      get(s.client.getLeaseClient().revoke(lease));
+      get(s.client.getLeaseClient().revoke(won.getLeader().getLease()));
+      s.log("keys left " + s.count("lz/") + " " + s.count("ez/"));
+    });
+  }
+
+  @Test
+  void campaigningAgainWithAnotherValueProclaimsIt() throws Exception {
+    assertSameTranscript(s -> {
+      Election election = s.client.getElectionClient();
+      long lease = s.grant(30);
+      LeaderKey first = get(election.campaign(bytes("rc"), lease, bytes("a"))).getLeader();
+      List<String> observed = new CopyOnWriteArrayList<>();
+      election.observe(bytes("rc"), new Election.Listener() {
+        @Override
+        public void onNext(LeaderResponse r) {
+          observed.add(r.getKv().getValue().toString(StandardCharsets.UTF_8) + "@" + r.getKv().getModRevision());
+        }
+
+        @Override
+        public void onError(Throwable t) {
+          observed.add("error " + t);
+        }
+
+        @Override
+        public void onCompleted() {
+          observed.add("completed");
+        }
+      });
+      JetcdLeaseTest.await("observe sees the leader", TIMEOUT, () -> observed.size() >= 1);
+      LeaderKey again = get(election.campaign(bytes("rc"), lease, bytes("b"))).getLeader();
+      s.log("first " + s.key(first.getKey()) + " rev " + first.getRevision() + ", again " + s.key(again.getKey())
+          + " rev " + again.getRevision());
+      s.log("leader value " + get(election.leader(bytes("rc"))).getKv().getValue().toString(StandardCharsets.UTF_8));
+      JetcdLeaseTest.await("observe sees the new value", TIMEOUT, () -> observed.size() >= 2);
+      s.log("observed " + observed);
+      get(election.resign(again));
+    });
+  }
+
+  @Test
   void lockErrors() throws Exception {
     assertSameTranscript(s -> {
       LockGrpc.LockBlockingStub raw = LockGrpc.newBlockingStub(s.channel).withDeadlineAfter(10, TimeUnit.SECONDS);
