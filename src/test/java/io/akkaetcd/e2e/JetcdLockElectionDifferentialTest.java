@@ -34,6 +34,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -151,6 +152,28 @@ class JetcdLockElectionDifferentialTest {
       JetcdLeaseTest.await("observe sees the new value", TIMEOUT, () -> observed.size() >= 2);
       s.log("observed " + observed);
       get(election.resign(again));
+    });
+  }
+
+  /** etcd 3.4 deletes a cancelled waiter's key at once; akka-etcd's unary transport does not yet see the cancel. */
+  @Disabled("#31: a cancelled unary call does not reach the service yet (docs/lock-election.md, Not yet)")
+  @Test
+  void aCancelledWaiterRemovesItsKey() throws Exception {
+    assertSameTranscript(s -> {
+      long holder = s.grant(30);
+      long waiter = s.grant(30);
+      long next = s.grant(30);
+      LockResponse held = get(s.client.getLockClient().lock(bytes("lc"), holder));
+      var waiting = LockGrpc.newFutureStub(s.channel).lock(LockRequest.newBuilder()
+          .setName(ByteString.copyFromUtf8("lc")).setLease(waiter).build());
+      JetcdLeaseTest.await("the waiter's key", TIMEOUT, () -> s.count("lc/") == 2);
+      waiting.cancel(true);
+      s.log("removed within 5 s of the cancel: " + within(Duration.ofSeconds(5), () -> s.count("lc/") == 1));
+      CompletableFuture<LockResponse> third = s.client.getLockClient().lock(bytes("lc"), next);
+      get(s.client.getLockClient().unlock(held.getKey()));
+      s.log("keys after the holder unlocks: " + s.count("lc/"));
+      s.log("third holds within 5 s: " + within(Duration.ofSeconds(5), third::isDone));
+      s.log("keys later: " + s.count("lc/"));
     });
   }
 
@@ -299,6 +322,16 @@ class JetcdLockElectionDifferentialTest {
     public void close() {
       client.close();
       channel.shutdownNow();
+    }
+  }
+
+  /** Whether {@code condition} holds within {@code timeout} (polled). */
+  static boolean within(Duration timeout, java.util.function.BooleanSupplier condition) {
+    try {
+      JetcdLeaseTest.await("", timeout, condition);
+      return true;
+    } catch (AssertionError e) {
+      return false;
     }
   }
 
