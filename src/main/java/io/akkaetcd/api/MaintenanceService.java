@@ -26,13 +26,21 @@ import io.akkaetcd.proto.etcdserverpb.SnapshotResponse;
 import io.akkaetcd.proto.etcdserverpb.StatusRequest;
 import io.akkaetcd.proto.etcdserverpb.StatusResponse;
 import io.akkaetcd.raft.member.RaftStatus;
+import com.google.protobuf.ByteString;
+import io.akkaetcd.bbolt.EtcdExport;
+import io.akkaetcd.cluster.ClusterMembers;
+import java.net.URI;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.StringJoiner;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.function.Supplier;
 
 /**
  * etcd's Maintenance service: what `etcdctl endpoint status|hashkv` and operators need.
- * Snapshot, MoveLeader and Downgrade answer UNIMPLEMENTED until the issues that build them.
+ * Snapshot streams the store as etcd's bbolt file ({@link SnapshotStream}); Downgrade answers
+ * UNIMPLEMENTED.
  */
 public final class MaintenanceService implements Maintenance {
   private final EtcdMember member;
@@ -103,7 +111,55 @@ public final class MaintenanceService implements Maintenance {
 
   @Override
   public Source<SnapshotResponse, NotUsed> snapshot(SnapshotRequest in) {
-    return Source.failed(GrpcErrors.unimplemented("/etcdserverpb.Maintenance/Snapshot"));
+    return SnapshotStream.of(() -> member.store().backup(), clusterRows(), member.members().self().toString());
+  }
+
+  /**
+   * What etcd's "members" and "cluster" buckets hold (etcdserver/api/membership/store.go): the
+   * member's hex id → its JSON, and the cluster version. etcdctl's restore replaces the members.
+   */
+  private List<EtcdExport.Row> clusterRows() {
+    List<EtcdExport.Row> rows = new ArrayList<>();
+    for (ClusterMembers.Member m : member.members().members()) {
+      StringBuilder json = new StringBuilder("{\"id\":").append(Long.toUnsignedString(m.id().value()))
+          .append(",\"peerURLs\":").append(jsonStrings(m.peerUrls()));
+      if (m.learner()) {
+        json.append(",\"isLearner\":true");
+      }
+      String name = member.name(m);
+      if (name != null && !name.isEmpty()) {
+        json.append(",\"name\":").append(jsonString(name));
+      }
+      List<URI> clientUrls = member.clientUrls(m);
+      if (!clientUrls.isEmpty()) {
+        json.append(",\"clientURLs\":").append(jsonStrings(clientUrls));
+      }
+      rows.add(new EtcdExport.Row("members", ByteString.copyFromUtf8(Long.toHexString(m.id().value())),
+          ByteString.copyFromUtf8(json.append('}').toString())));
+    }
+    rows.add(new EtcdExport.Row("cluster", ByteString.copyFromUtf8("clusterVersion"),
+        ByteString.copyFromUtf8(member.clusterVersion())));
+    return rows;
+  }
+
+  private static String jsonStrings(List<URI> urls) {
+    StringJoiner out = new StringJoiner(",", "[", "]");
+    urls.forEach(u -> out.add(jsonString(u.toString())));
+    return out.toString();
+  }
+
+  private static String jsonString(String s) {
+    StringBuilder out = new StringBuilder("\"");
+    for (char c : s.toCharArray()) {
+      if (c == '"' || c == '\\') {
+        out.append('\\').append(c);
+      } else if (c < 0x20) {
+        out.append(String.format("\\u%04x", (int) c));
+      } else {
+        out.append(c);
+      }
+    }
+    return out.append('"').toString();
   }
 
   @Override

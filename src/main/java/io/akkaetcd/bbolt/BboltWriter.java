@@ -4,6 +4,7 @@ import com.google.protobuf.ByteString;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.util.Comparator;
+import java.util.function.LongConsumer;
 
 /**
  * Writes a bbolt database image (page size 4096) in one front-to-back stream, as bbolt's
@@ -28,7 +29,16 @@ public final class BboltWriter {
 
   /** Writes the image of {@code source} to {@code out} and returns its size in bytes. */
   public static long write(BboltSource source, OutputStream out) throws IOException {
+    return write(source, out, size -> { });
+  }
+
+  /**
+   * As {@link #write(BboltSource, OutputStream)}, telling {@code imageSize} the image's size
+   * before the first byte is written (etcd's snapshot stream announces the bytes remaining).
+   */
+  public static long write(BboltSource source, OutputStream out, LongConsumer imageSize) throws IOException {
     Layout layout = pass(source, null);
+    imageSize.accept(layout.highWater * BboltFormat.PAGE_SIZE);
     out.write(BboltFormat.metaPage(0, layout.root, FREELIST_PGID, layout.highWater, TXID));
     out.write(BboltFormat.metaPage(1, layout.root, FREELIST_PGID, layout.highWater, TXID - 1));
     out.write(BboltFormat.emptyFreelistPage(FREELIST_PGID));

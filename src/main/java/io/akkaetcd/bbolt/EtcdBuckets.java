@@ -29,9 +29,16 @@ public final class EtcdBuckets implements BboltSource {
   private static final ByteString SCHEDULED_COMPACT = utf8("scheduledCompactRev");
 
   private final EtcdExport export;
+  private final List<EtcdExport.Row> extraRows;
 
   public EtcdBuckets(EtcdExport export) {
+    this(export, List.of());
+  }
+
+  /** With {@code extraRows} of the small buckets besides the export's own (what the store does not hold). */
+  public EtcdBuckets(EtcdExport export, List<EtcdExport.Row> extraRows) {
     this.export = export;
+    this.extraRows = List.copyOf(extraRows);
   }
 
   @Override
@@ -68,9 +75,10 @@ public final class EtcdBuckets implements BboltSource {
     return ByteString.copyFrom(ByteBuffer.allocate(8).putLong(n).array());
   }
 
-  private Map<String, Map<ByteString, ByteString>> smallBuckets() {
+  private Map<String, Map<ByteString, ByteString>> smallBuckets() throws IOException {
     Map<String, Map<ByteString, ByteString>> buckets = new TreeMap<>();
     List<EtcdExport.Row> rows = new ArrayList<>(export.rows());
+    rows.addAll(extraRows);
     rows.add(new EtcdExport.Row(META, CONSISTENT_INDEX, be64(export.consistentIndex())));
     if (export.finishedCompactRevision() > 0) {
       rows.add(new EtcdExport.Row(META, FINISHED_COMPACT, revisionKey(export.finishedCompactRevision(), 0, false)));

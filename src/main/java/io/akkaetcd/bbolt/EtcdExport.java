@@ -31,7 +31,7 @@ public interface EtcdExport {
    * Rows of the small buckets, already in etcd's bytes: "members", "members_removed", "cluster",
    * "alarm", "auth", "authUsers", "authRoles" (any order; held in memory).
    */
-  List<Row> rows();
+  List<Row> rows() throws IOException;
 
   @FunctionalInterface
   interface Sink<T> {

@@ -129,6 +129,14 @@ public interface KvStore extends AutoCloseable {
   /** Hash of every key-value revision in {@code (compactRevision, rev]} (etcd's HashKV). */
   HashResult hashKV(long rev);
 
+  /**
+   * The store as it is now, in etcd's backend layout (Maintenance.Snapshot), read without pausing
+   * the applier; the caller closes it.
+   */
+  default Backup backup() {
+    throw new UnsupportedOperationException("this store cannot be backed up");
+  }
+
   /** Bytes the backend's files take on disk (etcd's dbSize). */
   long dbSize();
 
@@ -147,6 +155,12 @@ public interface KvStore extends AutoCloseable {
 
   /** etcd's HashKV answer. */
   record HashResult(int hash, long compactRevision, long revision) {}
+
+  /** A point-in-time image of the store, readable more than once until closed. */
+  interface Backup extends io.akkaetcd.bbolt.EtcdExport, AutoCloseable {
+    @Override
+    void close();
+  }
 
   /** The writes of one raft entry (a put, a delete or a whole txn), as one revision. */
   interface WriteTxn {

@@ -210,6 +210,12 @@ public final class MvccStore implements KvStore {
     return StoreExport.open(backend);
   }
 
+  /** {@inheritDoc} Any thread: a LevelDB snapshot sees whole batches only. */
+  @Override
+  public StoreBackup backup() {
+    return StoreBackup.open(backend);
+  }
+
   /**
    * Replaces the whole store with {@code incoming}, a complete copy of another member's store
    * (see {@link IncomingStore}), which must be ahead of this one: the key index, revisions,

@@ -97,6 +97,26 @@ final class ServerProcess implements AutoCloseable {
     return s;
   }
 
+  /**
+   * A server that is not started yet, whose data directory does not exist yet: for a data
+   * directory a snapshot restore makes ({@link #restoreFlags()}), then {@link #start()}.
+   */
+  static ServerProcess unstarted(Kind kind, List<String> extraFlags) {
+    ServerProcess s = new ServerProcess(kind, "m1", null, extraFlags);
+    deleteTree(s.dataDir);
+    return s;
+  }
+
+  Path dataDir() {
+    return dataDir;
+  }
+
+  /** etcdctl's snapshot restore flags that make this server's data directory for it alone. */
+  List<String> restoreFlags() {
+    return List.of("--data-dir", dataDir.toString(), "--name", name,
+        "--initial-cluster", name + "=" + advertisedPeerUrl, "--initial-advertise-peer-urls", advertisedPeerUrl);
+  }
+
   String endpoint() {
     return "127.0.0.1:" + clientPort;
   }

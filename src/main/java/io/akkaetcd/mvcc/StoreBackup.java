@@ -1,0 +1,157 @@
+package io.akkaetcd.mvcc;
+
+import com.google.protobuf.ByteString;
+import io.akkaetcd.bbolt.EtcdExport;
+import io.akkaetcd.proto.mvccpb.KeyValue;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import org.iq80.leveldb.DBIterator;
+import org.iq80.leveldb.ReadOptions;
+import org.iq80.leveldb.Snapshot;
+
+/**
+ * The store at one point in time in etcd's backend layout, for Maintenance.Snapshot: a LevelDB
+ * snapshot read as often as the bbolt writer needs (twice), while the applier and the compactor go
+ * on. Rows are read in chunks of about {@value #CHUNK_BYTES} bytes under the backend's lifecycle
+ * lock and handed out after it is released, so a slow reader never holds up a close; closing or
+ * replacing the store releases the snapshot, and later reads fail. The caller closes it.
+ */
+public final class StoreBackup implements KvStore.Backup {
+  static final long CHUNK_BYTES = 1 << 20;
+
+  private final Backend backend;
+  private final Backend.Pinned pin = this::release;
+  private final Snapshot snapshot;
+  private final long appliedIndex;
+  private final long finishedCompaction;
+  private final long scheduledCompaction;
+  private boolean released; // guarded by this
+
+  private StoreBackup(Backend backend) {
+    this.backend = backend;
+    snapshot = backend.db().getSnapshot();
+    ReadOptions options = new ReadOptions().snapshot(snapshot);
+    appliedIndex = StoreLayout.longOf(backend.db().get(StoreLayout.META_APPLIED, options));
+    finishedCompaction = StoreLayout.longOf(backend.db().get(StoreLayout.META_COMPACT_FINISHED, options));
+    scheduledCompaction = StoreLayout.longOf(backend.db().get(StoreLayout.META_COMPACT_SCHEDULED, options));
+  }
+
+  /** A backup of the store as it is now; STOPPED once the store is closed. */
+  static StoreBackup open(Backend backend) {
+    return backend.guarded(() -> {
+      StoreBackup b = new StoreBackup(backend);
+      backend.pin(b.pin);
+      return b;
+    });
+  }
+
+  /** Revision rows as etcd's "key" bucket holds them: a tombstone's value keeps only the key. */
+  @Override
+  public void revisions(Sink<Revision> sink) throws IOException {
+    scan(StoreLayout.REV, (k, v) -> {
+      io.akkaetcd.mvcc.Revision r = io.akkaetcd.mvcc.Revision.fromBytes(k, 1);
+      boolean tombstone = io.akkaetcd.mvcc.Revision.isTombstone(k, 1);
+      KeyValue kv = StoreLayout.parse(v);
+      sink.accept(new Revision(r.main(), r.sub(), tombstone,
+          tombstone ? KeyValue.newBuilder().setKey(kv.getKey()).build() : kv));
+    });
+  }
+
+  @Override
+  public void leases(Sink<Lease> sink) throws IOException {
+    scan(StoreLayout.LEASE, (k, v) -> sink.accept(new Lease(StoreLayout.leaseIdOf(k), StoreLayout.longOf(v))));
+  }
+
+  @Override
+  public long consistentIndex() {
+    return appliedIndex;
+  }
+
+  @Override
+  public long finishedCompactRevision() {
+    return finishedCompaction;
+  }
+
+  @Override
+  public long scheduledCompactRevision() {
+    return scheduledCompaction;
+  }
+
+  /** The raised alarms, keyed as etcd's "alarm" bucket keys them (no value). */
+  @Override
+  public List<Row> rows() throws IOException {
+    List<Row> rows = new ArrayList<>();
+    scan(StoreLayout.ALARM, (k, v) -> rows.add(new Row("alarm", ByteString.copyFrom(k, 1, k.length - 1), ByteString.EMPTY)));
+    return rows;
+  }
+
+  @Override
+  public void close() {
+    backend.underReadLock(this::release);
+  }
+
+  private interface RowSink {
+    void accept(byte[] key, byte[] value) throws IOException;
+  }
+
+  /** Visits the snapshot's rows with {@code prefix} in key order, a chunk at a time. */
+  private void scan(byte prefix, RowSink sink) throws IOException {
+    byte[] after = null;
+    while (true) {
+      byte[] from = after;
+      Chunk chunk = backend.guarded(() -> readChunk(prefix, from));
+      for (Map.Entry<byte[], byte[]> row : chunk.rows()) {
+        sink.accept(row.getKey(), row.getValue());
+      }
+      if (!chunk.more()) {
+        return;
+      }
+      after = chunk.rows().get(chunk.rows().size() - 1).getKey();
+    }
+  }
+
+  private record Chunk(List<Map.Entry<byte[], byte[]>> rows, boolean more) {}
+
+  /** The rows with {@code prefix} after key {@code after} (from the first if null), about a chunk. */
+  private synchronized Chunk readChunk(byte prefix, byte[] after) {
+    if (released) {
+      throw new IllegalStateException("the store was closed or replaced during the snapshot");
+    }
+    List<Map.Entry<byte[], byte[]>> rows = new ArrayList<>();
+    try (DBIterator it = backend.db().iterator(new ReadOptions().snapshot(snapshot).fillCache(false))) {
+      it.seek(after == null ? new byte[] {prefix} : after);
+      long bytes = 0;
+      while (it.hasNext()) {
+        Map.Entry<byte[], byte[]> row = it.next();
+        byte[] key = row.getKey();
+        if (key[0] != prefix) {
+          return new Chunk(rows, false);
+        }
+        if (after != null && Arrays.equals(key, after)) {
+          continue;
+        }
+        rows.add(row);
+        bytes += key.length + row.getValue().length;
+        if (bytes >= CHUNK_BYTES) {
+          return new Chunk(rows, true);
+        }
+      }
+      return new Chunk(rows, false);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  /** Frees the snapshot (under the lifecycle lock, either side); idempotent. */
+  private synchronized void release() {
+    if (!released) {
+      released = true;
+      Backend.closeQuietly(snapshot);
+      backend.unpin(pin);
+    }
+  }
+}

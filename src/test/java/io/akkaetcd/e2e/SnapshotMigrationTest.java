@@ -1,0 +1,189 @@
+package io.akkaetcd.e2e;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.google.protobuf.ByteString;
+import io.akkaetcd.bbolt.BboltReader;
+import io.akkaetcd.bbolt.SnapshotFraming;
+import io.etcd.jetcd.ByteSequence;
+import io.etcd.jetcd.Client;
+import io.etcd.jetcd.KV;
+import io.etcd.jetcd.options.PutOption;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.MessageDigest;
+import java.util.Arrays;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.zip.CRC32C;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+/**
+ * Backups as migrations (issue #30): a snapshot saved by etcdctl from one server, checked by
+ * etcdctl and restored for the other, which then serves the same data at the same revisions. The
+ * dataset has binary keys and values, a lease, an overwrite, a deletion and a compaction.
+ */
+class SnapshotMigrationTest {
+  private static final ByteSequence BINARY = ByteSequence.from(new byte[] {(byte) 0xff, 0, 1, '\n'});
+  private static final Pattern KVS = Pattern.compile("\"kvs\":\\[.*\\]");
+
+  @TempDir Path dir;
+
+  /**
+   * From a fresh server at revision 1: a@2, a@3, b@4 with a lease, c@5, del c@6, binary@7, compact
+   * at 3, a@8.
+   */
+  private static long dataset(Client client) throws Exception {
+    KV kv = client.getKVClient();
+    kv.put(utf8("a"), utf8("1")).get(10, TimeUnit.SECONDS);
+    kv.put(utf8("a"), utf8("2")).get(10, TimeUnit.SECONDS);
+    long lease = client.getLeaseClient().grant(600).get(10, TimeUnit.SECONDS).getID();
+    kv.put(utf8("b"), utf8("leased"), PutOption.newBuilder().withLeaseId(lease).build()).get(10, TimeUnit.SECONDS);
+    kv.put(utf8("c"), utf8("gone")).get(10, TimeUnit.SECONDS);
+    kv.delete(utf8("c")).get(10, TimeUnit.SECONDS);
+    kv.put(BINARY, BINARY).get(10, TimeUnit.SECONDS);
+    kv.compact(3).get(10, TimeUnit.SECONDS);
+    assertEquals(8, kv.put(utf8("a"), utf8("3")).get(10, TimeUnit.SECONDS).getHeader().getRevision());
+    return lease;
+  }
+
+  private static ByteSequence utf8(String s) {
+    return ByteSequence.from(s, StandardCharsets.UTF_8);
+  }
+
+  private static Client client(ServerProcess server) {
+    return Client.builder().endpoints(server.clientUrl()).build();
+  }
+
+  @ParameterizedTest
+  @EnumSource(EndpointForm.class)
+  void akkaEtcdSnapshotSavedUnderWritesRestoresIntoEtcd(EndpointForm form) throws Exception {
+    Path snap = dir.resolve("akka.db");
+    long lease;
+    long revision;
+    String expected;
+    try (ServerProcess akka = ServerProcess.start(ServerProcess.Kind.AKKA_ETCD, List.of());
+         Client client = client(akka)) {
+      lease = dataset(client);
+      AtomicBoolean writing = new AtomicBoolean(true);
+      AtomicInteger written = new AtomicInteger();
+      CompletableFuture<Void> writer = CompletableFuture.runAsync(() -> {
+        try {
+          while (writing.get()) {
+            int i = written.get();
+            client.getKVClient().put(utf8(String.format("w/%05d", i)), utf8("value " + i)).get(10, TimeUnit.SECONDS);
+            written.incrementAndGet();
+          }
+        } catch (Exception e) {
+          throw new IllegalStateException(e);
+        }
+      });
+      awaitWrites(written, 20);
+      Etcdctl.Result save = Etcdctl.run(form.of(akka), "snapshot", "save", snap.toString());
+      int afterSave = written.get();
+      awaitWrites(written, afterSave + 20); // the writes went on during and after the save
+      writing.set(false);
+      writer.get(30, TimeUnit.SECONDS);
+      assertEquals(0, save.exit(), save.all());
+      assertTrue(save.stdout().contains("Snapshot saved at " + snap), save.all());
+
+      String status = Etcdctl.run(form.of(akka), "snapshot", "status", snap.toString(), "-w", "json").stdout();
+      revision = jsonLong(status, "revision");
+      // A prefix of the writes: w/0..w/(k-1) at revisions 9..8+k.
+      assertTrue(revision > 8 + 20 && revision <= 8 + afterSave, status + " after " + afterSave + " writes");
+      assertStatusMatchesFile(snap, status);
+      // key rows: a@3, b@4, c@5, c@6 (tombstone), binary@7, a@8, the writes; meta: consistent
+      // index and both compaction revisions; one lease, one member, the cluster version.
+      assertEquals(6 + (revision - 8) + 3 + 1 + 1 + 1, jsonLong(status, "totalKey"), status);
+      expected = kvs(Etcdctl.run(akka.endpoint(), "get", "", "--prefix", "--rev=" + revision, "-w", "json"));
+    }
+
+    try (ServerProcess etcd = ServerProcess.unstarted(ServerProcess.Kind.ETCD, List.of())) {
+      List<String> restore = new java.util.ArrayList<>(List.of("snapshot", "restore", snap.toString()));
+      restore.addAll(etcd.restoreFlags());
+      Etcdctl.Result restored = Etcdctl.run("127.0.0.1:1", null, restore);
+      assertEquals(0, restored.exit(), restored.all());
+      etcd.start();
+      Etcdctl.Result all = Etcdctl.run(etcd.endpoint(), "get", "", "--prefix", "-w", "json");
+      assertEquals(revision, jsonLong(all.stdout(), "revision"), all.all());
+      assertEquals(expected, kvs(all));
+      assertTrue(expected.contains("\"lease\":" + lease), expected);
+      String old = Etcdctl.run(etcd.endpoint(), "get", "a", "--rev=3", "-w", "json").stdout();
+      assertTrue(old.contains("\"mod_revision\":3") && old.contains("\"version\":2"), old);
+      Etcdctl.Result compacted = Etcdctl.run(etcd.endpoint(), "get", "a", "--rev=2");
+      assertNotEquals(0, compacted.exit());
+      assertTrue(compacted.stderr().contains("required revision has been compacted"), compacted.all());
+      String deleted = Etcdctl.run(etcd.endpoint(), "get", "c", "--rev=5", "--print-value-only").stdout();
+      assertEquals("gone\n", deleted);
+      String ttl = Etcdctl.run(etcd.endpoint(), "lease", "timetolive", Long.toHexString(lease), "-w", "json").stdout();
+      assertEquals(600, jsonLong(ttl, "granted-ttl"), ttl);
+    }
+  }
+
+  private static void awaitWrites(AtomicInteger written, int atLeast) {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+    while (written.get() < atLeast) {
+      assertTrue(System.nanoTime() < deadline, "only " + written.get() + " writes in 30 s");
+      Thread.onSpinWait();
+    }
+  }
+
+  /** etcdctl's status figures, recomputed from the file: its hash, revision and pair count. */
+  private static void assertStatusMatchesFile(Path snap, String status) throws Exception {
+    byte[] file = Files.readAllBytes(snap);
+    assertTrue(SnapshotFraming.hasHash(file.length), "size " + file.length);
+    byte[] image = Arrays.copyOf(file, file.length - SnapshotFraming.HASH_SIZE);
+    assertArrayEquals(MessageDigest.getInstance("SHA-256").digest(image),
+        Arrays.copyOfRange(file, image.length, file.length));
+    // clientv3/snapshot Status: crc32c over each bucket's name, then its keys and values.
+    CRC32C crc = new CRC32C();
+    long pairs = 0;
+    long lastRevision = 0;
+    try (BboltReader reader = BboltReader.open(snap)) {
+      for (ByteString bucket : reader.bucketNames()) {
+        crc.update(bucket.toByteArray());
+        long[] counted = {0, 0};
+        boolean key = bucket.toStringUtf8().equals("key");
+        reader.forEach(bucket, (k, v) -> {
+          crc.update(k.toByteArray());
+          crc.update(v.toByteArray());
+          counted[0]++;
+          if (key) {
+            counted[1] = ByteBuffer.wrap(k.toByteArray()).getLong();
+          }
+        });
+        pairs += counted[0];
+        lastRevision = key ? counted[1] : lastRevision;
+      }
+    }
+    assertEquals(crc.getValue(), jsonLong(status, "hash"), status);
+    assertEquals(pairs, jsonLong(status, "totalKey"), status);
+    assertEquals(lastRevision, jsonLong(status, "revision"), status);
+    assertEquals(image.length, jsonLong(status, "totalSize"), status);
+  }
+
+  static String kvs(Etcdctl.Result get) {
+    assertEquals(0, get.exit(), get.all());
+    Matcher m = KVS.matcher(get.stdout());
+    assertTrue(m.find(), get.all());
+    return m.group();
+  }
+
+  static long jsonLong(String json, String field) {
+    Matcher m = Pattern.compile("\"" + field + "\":(-?\\d+)").matcher(json);
+    assertTrue(m.find(), field + " in " + json);
+    return Long.parseLong(m.group(1));
+  }
+}
