@@ -2,6 +2,7 @@ package io.akkaetcd.bbolt;
 
 import com.google.protobuf.ByteString;
 import io.akkaetcd.proto.leasepb.Lease;
+import io.akkaetcd.proto.mvccpb.KeyValue;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
@@ -59,6 +60,45 @@ public final class EtcdBuckets implements BboltSource {
       }
       sink.endBucket();
     }
+  }
+
+  /**
+   * Reads an etcd-layout bbolt file into {@code into} (etcd's mvcc restore and lessor recovery):
+   * the "key", "lease", "alarm" and "meta" buckets; membership is the restorer's to make afresh.
+   */
+  public static void read(BboltReader reader, EtcdImport into) throws IOException {
+    if (!reader.forEach(utf8(KEY), (k, v) -> into.revision(revision(k, v)))) {
+      throw new IOException("not an etcd snapshot: no \"key\" bucket");
+    }
+    reader.forEach(utf8(LEASE), (k, v) -> {
+      Lease lease = Lease.parseFrom(v);
+      into.lease(new EtcdExport.Lease(lease.getID(), lease.getTTL()));
+    });
+    reader.forEach(utf8("alarm"), (k, v) -> into.alarm(k));
+    long[] compacted = {0, 0};
+    reader.forEach(utf8(META), (k, v) -> {
+      if (k.equals(FINISHED_COMPACT)) {
+        compacted[0] = mainOf(v);
+      } else if (k.equals(SCHEDULED_COMPACT)) {
+        compacted[1] = mainOf(v);
+      }
+    });
+    into.compaction(compacted[0], compacted[1]);
+  }
+
+  private static EtcdExport.Revision revision(ByteString key, ByteString value) throws IOException {
+    if (key.size() != 17 && !(key.size() == 18 && key.byteAt(17) == 't')) {
+      throw new IOException("not an etcd revision key: " + key.size() + " bytes");
+    }
+    ByteBuffer b = key.asReadOnlyByteBuffer();
+    return new EtcdExport.Revision(b.getLong(0), b.getLong(9), key.size() == 18, KeyValue.parseFrom(value));
+  }
+
+  private static long mainOf(ByteString revisionKey) throws IOException {
+    if (revisionKey.size() < 8) {
+      throw new IOException("not an etcd revision: " + revisionKey.size() + " bytes");
+    }
+    return revisionKey.asReadOnlyByteBuffer().getLong(0);
   }
 
   /** etcd's revision key (mvcc/revision.go revToBytes, plus the tombstone mark). */

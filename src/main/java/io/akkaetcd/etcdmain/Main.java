@@ -35,6 +35,11 @@ public final class Main {
 
   /** The launcher; {@code faults} is {@link Faults#NONE} but in tests' launcher (FaultyMain, test code). */
   public static void run(String[] args, Faults faults) {
+    if (args.length > 0 && args[0].equals("snapshot")) {
+      // etcdctl's (etcdutl's) snapshot restore and status, over this server's own store format.
+      System.exit(SnapshotCommand.run(java.util.Arrays.copyOfRange(args, 1, args.length), System.out, System.err));
+      return;
+    }
     ensureAsyncPool();
     ServerConfig config;
     try {
