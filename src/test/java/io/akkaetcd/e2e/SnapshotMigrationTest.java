@@ -132,6 +132,93 @@ class SnapshotMigrationTest {
     }
   }
 
+  @org.junit.jupiter.api.Test
+  void etcdSnapshotRestoresIntoAkkaEtcd() throws Exception {
+    Path snap = dir.resolve("etcd.db");
+    long lease;
+    String expected;
+    String revision;
+    try (ServerProcess etcd = ServerProcess.start(ServerProcess.Kind.ETCD, List.of());
+         Client client = client(etcd)) {
+      lease = dataset(client);
+      Etcdctl.Result save = Etcdctl.run(etcd.endpoint(), "snapshot", "save", snap.toString());
+      assertEquals(0, save.exit(), save.all());
+      Etcdctl.Result all = Etcdctl.run(etcd.endpoint(), "get", "", "--prefix", "-w", "json");
+      expected = kvs(all);
+      revision = Long.toString(jsonLong(all.stdout(), "revision"));
+    }
+    for (String format : List.of("simple", "table", "json")) {
+      Etcdctl.Result theirs = Etcdctl.run("127.0.0.1:1", "snapshot", "status", snap.toString(), "-w", format);
+      Command ours = akkaEtcd("snapshot", "status", snap.toString(), "-w", format);
+      assertEquals(0, ours.exit(), ours.output());
+      assertEquals(theirs.stdout(), ours.stdout());
+    }
+
+    try (ServerProcess akka = ServerProcess.unstarted(ServerProcess.Kind.AKKA_ETCD, List.of())) {
+      List<String> restore = new java.util.ArrayList<>(List.of("snapshot", "restore", snap.toString()));
+      restore.addAll(akka.restoreFlags());
+      Command restored = akkaEtcd(restore.toArray(String[]::new));
+      assertEquals(0, restored.exit(), restored.output());
+      Command again = akkaEtcd(restore.toArray(String[]::new));
+      assertEquals(1, again.exit());
+      assertTrue(again.output().contains("Error: data-dir \"" + akka.dataDir() + "\" exists"), again.output());
+      akka.start();
+      Etcdctl.Result all = Etcdctl.run(akka.endpoint(), "get", "", "--prefix", "-w", "json");
+      assertEquals(revision, Long.toString(jsonLong(all.stdout(), "revision")), all.all());
+      assertEquals(expected, kvs(all));
+      assertTrue(expected.contains("\"lease\":" + lease), expected);
+      String old = Etcdctl.run(akka.endpoint(), "get", "a", "--rev=3", "-w", "json").stdout();
+      assertTrue(old.contains("\"mod_revision\":3") && old.contains("\"version\":2"), old);
+      Etcdctl.Result compacted = Etcdctl.run(akka.endpoint(), "get", "a", "--rev=2");
+      assertNotEquals(0, compacted.exit());
+      assertTrue(compacted.stderr().contains("required revision has been compacted"), compacted.all());
+      assertEquals("gone\n", Etcdctl.run(akka.endpoint(), "get", "c", "--rev=5", "--print-value-only").stdout());
+      String ttl = Etcdctl.run(akka.endpoint(), "lease", "timetolive", Long.toHexString(lease), "-w", "json").stdout();
+      assertEquals(600, jsonLong(ttl, "granted-ttl"), ttl);
+      // Writes go on from the snapshot's revision.
+      String put = Etcdctl.run(akka.endpoint(), "put", "after", "restore", "-w", "json").stdout();
+      assertEquals(Long.parseLong(revision) + 1, jsonLong(put, "revision"), put);
+    }
+  }
+
+  @org.junit.jupiter.api.Test
+  void aDamagedSnapshotIsRefusedWithEtcdctlsError() throws Exception {
+    Path snap = dir.resolve("etcd.db");
+    try (ServerProcess etcd = ServerProcess.start(ServerProcess.Kind.ETCD, List.of())) {
+      assertEquals(0, Etcdctl.run(etcd.endpoint(), "put", "k", "v").exit());
+      assertEquals(0, Etcdctl.run(etcd.endpoint(), "snapshot", "save", snap.toString()).exit());
+    }
+    byte[] file = Files.readAllBytes(snap);
+    file[file.length / 2] ^= 1; // inside the image, before the trailer
+    Files.write(snap, file);
+    Etcdctl.Result theirs = Etcdctl.run("127.0.0.1:1", "snapshot", "restore", snap.toString(),
+        "--data-dir", dir.resolve("etcd-restored").toString());
+    Command ours = akkaEtcd("snapshot", "restore", snap.toString(), "--data-dir", dir.resolve("akka-restored").toString());
+    assertEquals(1, ours.exit(), ours.output());
+    String error = theirs.stderr().lines().filter(l -> l.startsWith("Error: ")).findFirst().orElseThrow();
+    assertTrue(error.startsWith("Error: expected sha256 ["), error);
+    assertTrue(ours.output().contains(error), ours.output() + "\nvs " + error);
+    assertTrue(!Files.exists(dir.resolve("akka-restored")), "a refused restore leaves no data dir");
+    Command skipped = akkaEtcd("snapshot", "restore", snap.toString(), "--skip-hash-check",
+        "--data-dir", dir.resolve("akka-skipped").toString());
+    assertEquals(0, skipped.exit(), skipped.output());
+  }
+
+  record Command(int exit, String stdout, String output) {}
+
+  /** bin/akka-etcd's Main as a process on the test class path (stdout, and both streams merged). */
+  private Command akkaEtcd(String... args) throws Exception {
+    List<String> cmd = new java.util.ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+        "-cp", System.getProperty("java.class.path"), io.akkaetcd.etcdmain.Main.class.getName()));
+    cmd.addAll(List.of(args));
+    Path out = Files.createTempFile(dir, "out", ".txt");
+    Path err = Files.createTempFile(dir, "err", ".txt");
+    Process p = new ProcessBuilder(cmd).redirectOutput(out.toFile()).redirectError(err.toFile()).start();
+    assertTrue(p.waitFor(60, TimeUnit.SECONDS), "akka-etcd " + List.of(args) + " did not finish in 60 s");
+    String stdout = Files.readString(out);
+    return new Command(p.exitValue(), stdout, stdout + Files.readString(err));
+  }
+
   private static void awaitWrites(AtomicInteger written, int atLeast) {
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
     while (written.get() < atLeast) {
