@@ -2,7 +2,6 @@ package io.akkaetcd.bbolt;
 
 import com.google.protobuf.ByteString;
 import io.akkaetcd.proto.leasepb.Lease;
-import io.akkaetcd.proto.mvccpb.KeyValue;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
@@ -49,7 +48,7 @@ public final class EtcdBuckets implements BboltSource {
       sink.beginBucket(utf8(bucket));
       switch (bucket) {
         case KEY -> export.revisions(r -> sink.put(revisionKey(r.main(), r.sub(), r.tombstone()),
-            r.value().toByteString()));
+            r.value()));
         case LEASE -> export.leases(l -> sink.put(be64(l.id()),
             Lease.newBuilder().setID(l.id()).setTTL(l.ttl()).build().toByteString()));
         default -> {
@@ -91,7 +90,7 @@ public final class EtcdBuckets implements BboltSource {
       throw new IOException("not an etcd revision key: " + key.size() + " bytes");
     }
     ByteBuffer b = key.asReadOnlyByteBuffer();
-    return new EtcdExport.Revision(b.getLong(0), b.getLong(9), key.size() == 18, KeyValue.parseFrom(value));
+    return new EtcdExport.Revision(b.getLong(0), b.getLong(9), key.size() == 18, value);
   }
 
   private static long mainOf(ByteString revisionKey) throws IOException {

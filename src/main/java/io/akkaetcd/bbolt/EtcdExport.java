@@ -38,10 +38,21 @@ public interface EtcdExport {
     void accept(T item) throws IOException;
   }
 
-  /** One "key" bucket row; a tombstone's value holds only the key, as etcd writes it. */
-  record Revision(long main, long sub, boolean tombstone, KeyValue value) {
+  /**
+   * One "key" bucket row: its serialized mvccpb.KeyValue, passed through as stored (a tombstone's
+   * holds only the key, as etcd writes it).
+   */
+  record Revision(long main, long sub, boolean tombstone, ByteString value) {
     public Revision {
       Objects.requireNonNull(value, "value");
+    }
+
+    public Revision(long main, long sub, boolean tombstone, KeyValue kv) {
+      this(main, sub, tombstone, kv.toByteString());
+    }
+
+    public KeyValue keyValue() throws IOException {
+      return KeyValue.parseFrom(value);
     }
   }
 

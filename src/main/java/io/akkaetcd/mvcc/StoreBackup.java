@@ -1,6 +1,7 @@
 package io.akkaetcd.mvcc;
 
 import com.google.protobuf.ByteString;
+import com.google.protobuf.UnsafeByteOperations;
 import io.akkaetcd.bbolt.EtcdExport;
 import io.akkaetcd.proto.mvccpb.KeyValue;
 import java.io.IOException;
@@ -55,9 +56,10 @@ public final class StoreBackup implements KvStore.Backup {
     scan(StoreLayout.REV, (k, v) -> {
       io.akkaetcd.mvcc.Revision r = io.akkaetcd.mvcc.Revision.fromBytes(k, 1);
       boolean tombstone = io.akkaetcd.mvcc.Revision.isTombstone(k, 1);
-      KeyValue kv = StoreLayout.parse(v);
-      sink.accept(new Revision(r.main(), r.sub(), tombstone,
-          tombstone ? KeyValue.newBuilder().setKey(kv.getKey()).build() : kv));
+      // Rows pass through as stored (each a fresh array of the chunk); only a tombstone is rewritten.
+      sink.accept(tombstone
+          ? new Revision(r.main(), r.sub(), true, KeyValue.newBuilder().setKey(StoreLayout.parse(v).getKey()).build())
+          : new Revision(r.main(), r.sub(), false, UnsafeByteOperations.unsafeWrap(v)));
     });
   }
 

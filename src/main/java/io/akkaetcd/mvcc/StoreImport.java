@@ -46,11 +46,11 @@ public final class StoreImport implements EtcdImport, AutoCloseable {
 
   @Override
   public void revision(EtcdExport.Revision r) throws IOException {
-    KeyValue kv = r.value();
-    if (r.tombstone()) {
-      kv = KeyValue.newBuilder().setKey(kv.getKey()).setModRevision(r.main()).build(); // as ApplyBatch stores a delete
-    }
-    put(StoreLayout.revKey(new Revision(r.main(), r.sub()), r.tombstone()), kv.toByteArray());
+    byte[] value = r.tombstone()
+        // as ApplyBatch stores a delete: the key and the revision that deleted it
+        ? KeyValue.newBuilder().setKey(r.keyValue().getKey()).setModRevision(r.main()).build().toByteArray()
+        : r.value().toByteArray();
+    put(StoreLayout.revKey(new Revision(r.main(), r.sub()), r.tombstone()), value);
     lastMain = r.main();
     revisions++;
   }
