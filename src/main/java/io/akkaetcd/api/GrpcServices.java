@@ -109,13 +109,13 @@ public final class GrpcServices {
         .build(pipeline, mat, system));
     LockService lock = shared.lock();
     services.put(Lock.name, builder.apply(Lock.name)
-        .method("Lock", Lock.Serializers.LockRequestSerializer, Lock.Serializers.LockResponseSerializer, lock::lock)
+        .cancelable("Lock", Lock.Serializers.LockRequestSerializer, Lock.Serializers.LockResponseSerializer, lock::lock)
         .method("Unlock", Lock.Serializers.UnlockRequestSerializer, Lock.Serializers.UnlockResponseSerializer,
             lock::unlock)
         .build(pipeline, mat, system));
     ElectionService election = shared.election();
     services.put(Election.name, builder.apply(Election.name)
-        .method("Campaign", Election.Serializers.CampaignRequestSerializer,
+        .cancelable("Campaign", Election.Serializers.CampaignRequestSerializer,
             Election.Serializers.CampaignResponseSerializer, election::campaign)
         .method("Proclaim", Election.Serializers.ProclaimRequestSerializer,
             Election.Serializers.ProclaimResponseSerializer, election::proclaim)

@@ -5,6 +5,7 @@ import akka.stream.Materializer;
 import akka.stream.javadsl.Source;
 import com.google.protobuf.ByteString;
 import io.akkaetcd.errors.EtcdError;
+import io.akkaetcd.errors.EtcdFailures;
 import io.akkaetcd.proto.etcdserverpb.Compare;
 import io.akkaetcd.proto.etcdserverpb.DeleteRangeRequest;
 import io.akkaetcd.proto.etcdserverpb.PutRequest;
@@ -50,9 +51,18 @@ public final class ElectionService implements Election {
     this.mat = mat;
   }
 
-  /** Completes once the caller leads: its key is the oldest under the name. */
+  /** A Campaign whose caller is never seen to go away (an in-process call). */
   @Override
   public CompletionStage<CampaignResponse> campaign(CampaignRequest in) {
+    return campaign(in, new CompletableFuture<Void>());
+  }
+
+  /**
+   * Completes once the caller leads: its key is the oldest under the name. If {@code canceled}
+   * completes while it waits, the caller's key is deleted (etcd's Campaign resigns on a canceled
+   * context); any other failed wait leaves the key, as etcd's does.
+   */
+  public CompletionStage<CampaignResponse> campaign(CampaignRequest in, CompletionStage<?> canceled) {
     ByteString prefix = Keys.prefix(in.getName());
     return ClientErrors.asClient(Sessions.lease(store, in.getLease()).thenCompose(lease -> {
       ByteString key = Keys.contender(prefix, lease);
@@ -74,7 +84,9 @@ public final class ElectionService implements Election {
               .exceptionallyCompose(e -> resign(leader).handle((h, x) -> null)
                   .thenCompose(v -> CompletableFuture.failedFuture(e)));
         }
-        return value.thenCompose(v -> WaitDeletes.waitDeletes(store, mat, prefix, leader.getRev() - 1))
+        return value.thenCompose(v -> WaitDeletes.waitDeletes(store, mat, prefix, leader.getRev() - 1, canceled))
+            .exceptionallyCompose(e -> EtcdFailures.cause(e) != WaitDeletes.CANCELED ? CompletableFuture.failedFuture(e)
+                : resign(leader).handle((h, x) -> null).thenCompose(n -> CompletableFuture.failedFuture(e)))
             .thenApply(h -> CampaignResponse.newBuilder().setHeader(t.getHeader()).setLeader(leader).build());
       });
     }));

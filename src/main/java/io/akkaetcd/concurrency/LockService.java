@@ -32,9 +32,17 @@ public final class LockService implements Lock {
     this.mat = mat;
   }
 
-  /** Blocks (completes) once the caller holds the lock; a failed wait deletes the caller's key. */
+  /** A Lock whose caller is never seen to go away (an in-process call). */
   @Override
   public CompletionStage<LockResponse> lock(LockRequest in) {
+    return lock(in, new CompletableFuture<Void>());
+  }
+
+  /**
+   * Blocks (completes) once the caller holds the lock. A failed wait deletes the caller's key, and
+   * so does {@code canceled} completing while it waits: etcd's Mutex.Lock on a canceled context.
+   */
+  public CompletionStage<LockResponse> lock(LockRequest in, CompletionStage<?> canceled) {
     ByteString prefix = Keys.prefix(in.getName());
     return ClientErrors.asClient(Sessions.lease(store, in.getLease()).thenCompose(lease -> {
       ByteString myKey = Keys.contender(prefix, lease);
@@ -46,7 +54,7 @@ public final class LockService implements Lock {
           return CompletableFuture.completedFuture(
               LockResponse.newBuilder().setHeader(t.getHeader()).setKey(myKey).build());
         }
-        return WaitDeletes.waitDeletes(store, mat, prefix, myRev - 1)
+        return WaitDeletes.waitDeletes(store, mat, prefix, myRev - 1, canceled)
             .thenApply(h -> LockResponse.newBuilder().setHeader(h).setKey(myKey).build())
             .exceptionallyCompose(e -> store.delete(DeleteRangeRequest.newBuilder().setKey(myKey).build())
                 .handle((d, x) -> null)
