@@ -71,7 +71,7 @@ final class ServerProcess implements AutoCloseable {
     members.forEach(m -> m.initialCluster = initial);
     try {
       members.forEach(ServerProcess::launch);
-      members.forEach(m -> m.awaitHealthy(Duration.ofSeconds(90)));
+      members.forEach(m -> m.awaitHealthy(Duration.ofSeconds(180)));
     } catch (RuntimeException e) {
       members.forEach(ServerProcess::close);
       throw e;
