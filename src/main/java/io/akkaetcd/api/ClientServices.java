@@ -1,10 +1,14 @@
 package io.akkaetcd.api;
 
 import akka.actor.typed.ActorSystem;
+import akka.stream.Materializer;
+import akka.stream.SystemMaterializer;
 import io.akkaetcd.api.pipeline.CallObserver;
 import io.akkaetcd.api.pipeline.Pipeline;
 import io.akkaetcd.api.pipeline.Plugins;
 import io.akkaetcd.apply.KvApplier;
+import io.akkaetcd.concurrency.ElectionService;
+import io.akkaetcd.concurrency.LockService;
 import io.akkaetcd.lease.LeaseForwarding;
 import io.akkaetcd.lease.Lessor;
 import io.akkaetcd.metrics.EtcdMetrics;
@@ -18,7 +22,8 @@ import java.time.Duration;
  * set of semantics, stages and errors.
  */
 public record ClientServices(Pipeline pipeline, KvService kv, LeaseService lease, WatchService watch,
-    ClusterService cluster, MaintenanceService maintenance, HealthService health, EtcdMetrics metrics) {
+    ClusterService cluster, MaintenanceService maintenance, HealthService health, LockService lock,
+    ElectionService election, EtcdMetrics metrics) {
 
   /**
    * The services of {@code member} behind a pipeline with {@code plugins} (auth, metrics), and
@@ -30,8 +35,15 @@ public record ClientServices(Pipeline pipeline, KvService kv, LeaseService lease
     CallObserver grpcMetrics = new GrpcMetricsObserver(metrics.grpc());
     CallObserver observer = plugins.observer() == CallObserver.NONE ? grpcMetrics
         : CallObservers.both(grpcMetrics, plugins.observer());
-    return new ClientServices(Pipeline.standard(member, plugins.withObserver(observer)), new KvService(member, kv),
-        new LeaseService(member, lessor, leases), new WatchService(member, hub, system, watchProgressInterval),
-        new ClusterService(member), new MaintenanceService(member), new HealthService(member), metrics);
+    Pipeline pipeline = Pipeline.standard(member, plugins.withObserver(observer));
+    KvService kvService = new KvService(member, kv);
+    LeaseService lease = new LeaseService(member, lessor, leases);
+    WatchService watch = new WatchService(member, hub, system, watchProgressInterval);
+    // The recipes call the member as a client does: through the pipeline, to these very services.
+    PipelineStore store = new PipelineStore(pipeline, kvService, lease, watch);
+    Materializer mat = SystemMaterializer.get(system).materializer();
+    return new ClientServices(pipeline, kvService, lease, watch, new ClusterService(member),
+        new MaintenanceService(member), new HealthService(member), new LockService(store, mat),
+        new ElectionService(store, mat), metrics);
   }
 }

@@ -7,6 +7,7 @@ import akka.grpc.javadsl.GrpcExceptionHandler;
 import io.akkaetcd.errors.EtcdError;
 import io.akkaetcd.errors.EtcdException;
 import io.akkaetcd.errors.EtcdFailures;
+import io.akkaetcd.errors.PlainError;
 import io.grpc.Status;
 
 /**
@@ -32,6 +33,9 @@ public final class GrpcErrors {
     }
     if (cause instanceof GrpcServiceException g) {
       return g;
+    }
+    if (cause instanceof PlainError p) {
+      return new GrpcServiceException(Status.UNKNOWN.withDescription(p.getMessage()));
     }
     return new GrpcServiceException(Status.INTERNAL.withDescription(String.valueOf(cause.getMessage())));
   }

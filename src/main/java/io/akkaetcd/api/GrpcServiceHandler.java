@@ -23,6 +23,7 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Executor;
+import java.util.function.BiFunction;
 
 /**
  * The gRPC transport of one service: negotiates the protocol, decodes the request (or the
@@ -50,11 +51,18 @@ public final class GrpcServiceHandler implements Function<HttpRequest, Completio
       CompletableFuture.completedFuture(HttpResponse.create().withStatus(StatusCodes.UNSUPPORTED_MEDIA_TYPE));
 
   /** A method of the service, by its kind. */
-  private sealed interface Method permits Unary, Stream {}
+  private sealed interface Method permits Unary, Cancelable, Stream {}
 
   /** @param name etcd's full method name, built once */
   private record Unary<Q, R>(String name, ProtobufSerializer<Parsed<Q>> in, ProtobufSerializer<R> out,
                              java.util.function.Function<Q, CompletionStage<R>> call) implements Method {}
+
+  /**
+   * A unary method that may wait long (Lock, Campaign) and must learn that its client went away:
+   * it gets a stage that completes when the call is canceled before its answer.
+   */
+  private record Cancelable<Q, R>(String name, ProtobufSerializer<Parsed<Q>> in, ProtobufSerializer<R> out,
+                                  BiFunction<Q, CompletionStage<Void>, CompletionStage<R>> call) implements Method {}
 
   /** A bidirectional stream; a server stream is one whose requests are its one request. */
   private record Stream<Q, R>(String name, ProtobufSerializer<Q> in, ProtobufSerializer<R> out, boolean serverStream,
@@ -164,6 +172,18 @@ public final class GrpcServiceHandler implements Function<HttpRequest, Completio
       return this;
     }
 
+    /**
+     * A unary method told of its client's cancel (RST_STREAM): its answer goes out as a one-message
+     * response stream whose headers are sent at once, so Akka HTTP cancels that stream's source
+     * on a reset (it silently drops a reset of a stream still awaiting its response).
+     */
+    public <Q, R> Builder cancelable(String name, ProtobufSerializer<Q> in, ProtobufSerializer<R> out,
+        BiFunction<Q, CompletionStage<Void>, CompletionStage<R>> call) {
+      methods.put(name, new Cancelable<>(Methods.of(service, name), parsing(counted(in, null), receiveLimit),
+          counted(out, null), call));
+      return this;
+    }
+
     private <T> ProtobufSerializer<T> counted(ProtobufSerializer<T> codec, String streamMethod) {
       return metrics == null ? codec : new CountingSerializer<>(codec, metrics, streamMethod);
     }
@@ -198,7 +218,9 @@ public final class GrpcServiceHandler implements Function<HttpRequest, Completio
       return NOT_FOUND; // the router answers gRPC UNIMPLEMENTED
     }
     return GrpcNegotiation.negotiated(request, (reader, writer) -> method instanceof Unary<?, ?> unary
-            ? unary(unary, request, reader, writer) : stream((Stream<?, ?>) method, request, reader, writer))
+            ? unary(unary, request, reader, writer)
+            : method instanceof Cancelable<?, ?> cancelable ? cancelable(cancelable, request, reader, writer)
+            : stream((Stream<?, ?>) method, request, reader, writer))
         .orElse(UNSUPPORTED_MEDIA_TYPE);
   }
 
@@ -219,6 +241,32 @@ public final class GrpcServiceHandler implements Function<HttpRequest, Completio
           }
         });
     return out;
+  }
+
+  /**
+   * The call runs as a unary one through the pipeline; its answer (or error, in the trailers) is
+   * the one element of the response stream. A cancel of that stream before the answer completes
+   * the service's {@code canceled} stage.
+   */
+  private <Q, R> CompletionStage<HttpResponse> cancelable(Cancelable<Q, R> m, HttpRequest request,
+      GrpcProtocol.GrpcProtocolReader reader, GrpcProtocol.GrpcProtocolWriter writer) {
+    return GrpcMarshalling.unmarshal(request.entity(), m.in(), materializer, reader).thenApply(p -> {
+      if (p.malformed() != null) {
+        return GrpcExceptionHandler.standard(p.malformed(), errors, writer, system);
+      }
+      CompletableFuture<Void> canceled = new CompletableFuture<>();
+      CompletableFuture<R> answer = pipeline.unary(new GrpcCall(m.name(), request), p.request(),
+          q -> m.call().apply(q, canceled)).toCompletableFuture();
+      Source<R, NotUsed> single = Source.completionStage(answer).watchTermination((mat, done) -> {
+        done.whenComplete((d, e) -> {
+          if (!answer.isDone()) {
+            canceled.complete(null);
+          }
+        });
+        return mat;
+      });
+      return GrpcMarshalling.marshalStream(single, m.out(), writer, system, GrpcErrors.MAPPER);
+    }).exceptionally(e -> GrpcExceptionHandler.standard(e, GrpcErrors.MAPPER, writer, system));
   }
 
   /** As the generated handler: a failed stream's error goes through {@link GrpcErrors#MAPPER}. */

@@ -13,6 +13,10 @@ import io.akkaetcd.proto.etcdserverpb.Maintenance;
 import io.akkaetcd.proto.etcdserverpb.Watch;
 import io.akkaetcd.proto.health.Health;
 import io.akkaetcd.api.pipeline.Pipeline;
+import io.akkaetcd.concurrency.ElectionService;
+import io.akkaetcd.concurrency.LockService;
+import io.akkaetcd.proto.v3electionpb.Election;
+import io.akkaetcd.proto.v3lockpb.Lock;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.concurrent.CompletionStage;
@@ -102,6 +106,25 @@ public final class GrpcServices {
             health::check)
         .serverStream("Watch", Health.Serializers.HealthCheckRequestSerializer,
             Health.Serializers.HealthCheckResponseSerializer, health::watch)
+        .build(pipeline, mat, system));
+    LockService lock = shared.lock();
+    services.put(Lock.name, builder.apply(Lock.name)
+        .cancelable("Lock", Lock.Serializers.LockRequestSerializer, Lock.Serializers.LockResponseSerializer, lock::lock)
+        .method("Unlock", Lock.Serializers.UnlockRequestSerializer, Lock.Serializers.UnlockResponseSerializer,
+            lock::unlock)
+        .build(pipeline, mat, system));
+    ElectionService election = shared.election();
+    services.put(Election.name, builder.apply(Election.name)
+        .cancelable("Campaign", Election.Serializers.CampaignRequestSerializer,
+            Election.Serializers.CampaignResponseSerializer, election::campaign)
+        .method("Proclaim", Election.Serializers.ProclaimRequestSerializer,
+            Election.Serializers.ProclaimResponseSerializer, election::proclaim)
+        .method("Leader", Election.Serializers.LeaderRequestSerializer, Election.Serializers.LeaderResponseSerializer,
+            election::leader)
+        .serverStream("Observe", Election.Serializers.LeaderRequestSerializer,
+            Election.Serializers.LeaderResponseSerializer, election::observe)
+        .method("Resign", Election.Serializers.ResignRequestSerializer, Election.Serializers.ResignResponseSerializer,
+            election::resign)
         .build(pipeline, mat, system));
     return services;
   }

@@ -68,6 +68,7 @@ public final class RequestDispatch implements ApplierActor.RequestApplier {
         keeper.revoked(r.getLeaseRevoke().getID());
         yield revoked;
       }
+      case LEASE_CHECKPOINT -> lessor.checkpoint(store, r.getLeaseCheckpoint());
       case COMPACTION -> {
         CompactResult c = kv.compact(store, r.getCompaction());
         yield r.getCompaction().getPhysical() ? c.durable().thenApply(v -> c.response()) : c.response();

@@ -3,13 +3,11 @@ package io.akkaetcd.embed;
 import akka.NotUsed;
 import akka.stream.javadsl.Source;
 import com.google.protobuf.ByteString;
+import io.akkaetcd.api.SingleWatch;
 import io.akkaetcd.api.WatchService;
 import io.akkaetcd.api.pipeline.Methods;
 import io.akkaetcd.proto.etcdserverpb.WatchCreateRequest;
-import io.akkaetcd.proto.etcdserverpb.WatchRequest;
 import io.akkaetcd.proto.etcdserverpb.WatchResponse;
-import java.util.Optional;
-import java.util.concurrent.CompletableFuture;
 
 /**
  * etcd's Watch service in-process: each materialization of a {@link #watch} source is one watch
@@ -31,21 +29,7 @@ public final class Watch {
 
   /** A watch as {@code request} describes it (key, range end, start revision, filters, options). */
   public Source<WatchResponse, NotUsed> watch(WatchCreateRequest request) {
-    return Source.fromMaterializer((mat, attributes) -> {
-      // The watch stream's input: the create request, then open until the output terminates.
-      CompletableFuture<Optional<WatchRequest>> inputEnd = new CompletableFuture<>();
-      Source<WatchRequest, NotUsed> input = Source.<WatchRequest>maybe()
-          .mapMaterializedValue(end -> {
-            inputEnd.whenComplete((v, e) -> end.complete(Optional.empty()));
-            return NotUsed.getInstance();
-          })
-          .prepend(Source.single(WatchRequest.newBuilder().setCreateRequest(request).build()));
-      return calls.stream(Methods.WATCH, input, service::watch)
-          .watchTermination((m, done) -> {
-            done.whenComplete((d, e) -> inputEnd.complete(Optional.empty()));
-            return m;
-          });
-    }).mapMaterializedValue(f -> NotUsed.getInstance());
+    return SingleWatch.of(request, input -> calls.stream(Methods.WATCH, input, service::watch));
   }
 
   /** Watches one key from {@code startRevision} (0: from now on). */

@@ -70,7 +70,11 @@ public enum EtcdError {
   AUTH_OLD_REVISION(ErrorCode.INVALID_ARGUMENT, "etcdserver: revision of auth store is old"),
   // auth errors etcd's v3rpc does not map: they reach the client as Unknown with auth's own text
   NO_PASSWORD_USER(ErrorCode.UNKNOWN, "auth: authentication failed, password was given for no password user"),
-  VERIFY_ONLY(ErrorCode.UNKNOWN, "auth: token signing attempted with verify-only key");
+  VERIFY_ONLY(ErrorCode.UNKNOWN, "auth: token signing attempted with verify-only key"),
+  // v3election's errors: plain Go errors, so Unknown with their own text
+  ELECTION_NOT_LEADER(ErrorCode.UNKNOWN, "election: not leader"),
+  ELECTION_NO_LEADER(ErrorCode.UNKNOWN, "election: no leader"),
+  ELECTION_MISSING_LEADER(ErrorCode.UNKNOWN, "\"leader\" field must be provided");
 
   private final ErrorCode code;
   private final String text;

@@ -70,7 +70,7 @@ public final class LeaseForwarding {
     if (!s.isLeader()) {
       return LeaseRenewResponse.newBuilder().setLeader(false).build();
     }
-    keeper.promoteOnce(s.term(), lessor::ttls);
+    keeper.promoteOnce(s.term(), lessor);
     long id = request.getId();
     long ttl = request.getTimeToLive()
         ? (lessor.exists(id) ? keeper.remainingSeconds(id) : -1)

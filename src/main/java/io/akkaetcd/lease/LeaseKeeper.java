@@ -11,7 +11,11 @@ import java.util.function.LongSupplier;
  * leader every lease gets its full TTL again plus an election timeout ({@link #promote}, etcd's
  * lessor Promote(electionTimeout)), so a lease never expires early because of a leader change or
  * a restart. Only the leader's keeper reports expired leases; the revoke itself goes through Raft.
- * Thread-safe.
+ *
+ * <p>With lease checkpoints on ({@link #checkpointEvery}, etcd's
+ * --experimental-enable-lease-checkpoint), the leader also reports each lease's remaining TTL every
+ * interval ({@link #dueCheckpoints}); once applied, a promotion gives a lease that remaining TTL
+ * instead of its full one. Thread-safe.
  */
 public final class LeaseKeeper {
   /** How long an expired lease waits before its revoke is proposed again if the first got lost. */
@@ -24,6 +28,10 @@ public final class LeaseKeeper {
   private final long extendNanos;
   /** The term this keeper last promoted for (-1: none). */
   private long promotedTerm = -1;
+  /** When each lease's next checkpoint is due (leases with more than an interval left). */
+  private final ConcurrentHashMap<Long, Long> checkpointAt = new ConcurrentHashMap<>();
+  /** etcd's checkpoint interval (5 min); 0: checkpoints off. */
+  private volatile long checkpointNanos;
 
   public LeaseKeeper(LongSupplier nanoClock) {
     this(nanoClock, java.time.Duration.ZERO);
@@ -47,6 +55,19 @@ public final class LeaseKeeper {
     }
   }
 
+  /** {@link #promoteOnce} with the lessor's applied checkpoints: a lease resumes its remaining TTL. */
+  public synchronized void promoteOnce(long term, Lessor lessor) {
+    if (promotedTerm != term) {
+      promotedTerm = term;
+      promote(lessor.ttls(), lessor.remainingTtls());
+    }
+  }
+
+  /** Turns checkpoints on: every {@code interval}, a lease with more than that left reports its remaining TTL. */
+  public void checkpointEvery(java.time.Duration interval) {
+    checkpointNanos = interval.toNanos();
+  }
+
   /** This member is no longer leader: the next leadership promotes again. */
   public synchronized void demoted() {
     promotedTerm = -1;
@@ -54,12 +75,22 @@ public final class LeaseKeeper {
 
   /** This member now leads: every lease gets its whole TTL from now, plus the extension. */
   public void promote(Map<Long, Long> leaseTtls) {
+    promote(leaseTtls, Map.of());
+  }
+
+  /**
+   * This member now leads: a lease with a checkpointed remaining TTL gets that from now, every
+   * other lease its whole TTL, each plus the extension (etcd's Promote: remainingTTL if set).
+   */
+  public void promote(Map<Long, Long> leaseTtls, Map<Long, Long> remainingTtls) {
     deadlines.clear();
     ttls.clear();
+    checkpointAt.clear();
     long now = nanoClock.getAsLong();
     leaseTtls.forEach((id, ttl) -> {
       ttls.put(id, ttl);
-      deadlines.put(id, now + extendNanos + ttl * 1_000_000_000L);
+      deadlines.put(id, now + extendNanos + remainingTtls.getOrDefault(id, ttl) * 1_000_000_000L);
+      scheduleCheckpoint(id, now);
     });
   }
 
@@ -77,23 +108,74 @@ public final class LeaseKeeper {
   }
 
   public void granted(long id, long ttlSeconds) {
+    long now = nanoClock.getAsLong();
     ttls.put(id, ttlSeconds);
-    deadlines.put(id, nanoClock.getAsLong() + ttlSeconds * 1_000_000_000L);
+    deadlines.put(id, now + ttlSeconds * 1_000_000_000L);
+    scheduleCheckpoint(id, now);
   }
 
   public void revoked(long id) {
     ttls.remove(id);
     deadlines.remove(id);
+    checkpointAt.remove(id);
   }
 
-  /** A keep-alive: restarts the lease's TTL; returns the TTL, or 0 if the lease is unknown. */
+  /**
+   * A keep-alive: restarts the lease's TTL; returns the TTL, or 0 if the lease is unknown. With
+   * checkpoints on, the lease's checkpoint falls due at once, so an applied remaining TTL is
+   * cleared cluster-wide (etcd's Renew checkpoints {ID, 0} first).
+   */
   public long renew(long id) {
     Long ttl = ttls.get(id);
     if (ttl == null) {
       return 0;
     }
-    deadlines.put(id, nanoClock.getAsLong() + ttl * 1_000_000_000L);
+    long now = nanoClock.getAsLong();
+    deadlines.put(id, now + ttl * 1_000_000_000L);
+    if (checkpointNanos > 0) {
+      checkpointAt.put(id, now);
+    }
     return ttl;
+  }
+
+  /** etcd's scheduleCheckpointIfNeeded: only a lease with more than an interval left is checkpointed. */
+  private void scheduleCheckpoint(long id, long now) {
+    long interval = checkpointNanos;
+    Long deadline = deadlines.get(id);
+    if (interval > 0 && deadline != null && deadline - now > interval) {
+      checkpointAt.put(id, now + interval);
+    }
+  }
+
+  /**
+   * Up to {@code max} checkpoints due now, as {lease id, remaining TTL in seconds rounded up}: a
+   * lease with less than its whole TTL left reports it; one with its whole TTL (just renewed)
+   * reports 0, which clears the applied remaining TTL, and only if {@code applied} has one.
+   * Each lease is scheduled again an interval later while more than an interval is left.
+   */
+  public List<long[]> dueCheckpoints(int max, java.util.function.LongUnaryOperator applied) {
+    long now = nanoClock.getAsLong();
+    List<long[]> out = new ArrayList<>();
+    for (Map.Entry<Long, Long> e : checkpointAt.entrySet()) {
+      if (out.size() >= max) {
+        break;
+      }
+      long id = e.getKey();
+      Long deadline = deadlines.get(id);
+      Long ttl = ttls.get(id);
+      if (e.getValue() > now || deadline == null || ttl == null) {
+        continue;
+      }
+      checkpointAt.remove(id);
+      scheduleCheckpoint(id, now);
+      long remaining = Math.max(0, (deadline - now + 999_999_999L) / 1_000_000_000L);
+      if (remaining < ttl) {
+        out.add(new long[] {id, remaining});
+      } else if (applied.applyAsLong(id) > 0) {
+        out.add(new long[] {id, 0});
+      }
+    }
+    return out;
   }
 
   /** Seconds left before the lease expires (etcd rounds down), -1 if unknown. */

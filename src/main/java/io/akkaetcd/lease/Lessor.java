@@ -4,6 +4,9 @@ import com.google.protobuf.ByteString;
 import io.akkaetcd.errors.EtcdError;
 import io.akkaetcd.mvcc.KeyOrder;
 import io.akkaetcd.mvcc.KvStore;
+import io.akkaetcd.proto.etcdserverpb.LeaseCheckpoint;
+import io.akkaetcd.proto.etcdserverpb.LeaseCheckpointRequest;
+import io.akkaetcd.proto.etcdserverpb.LeaseCheckpointResponse;
 import io.akkaetcd.proto.etcdserverpb.LeaseGrantRequest;
 import io.akkaetcd.proto.etcdserverpb.LeaseGrantResponse;
 import io.akkaetcd.proto.etcdserverpb.LeaseRevokeRequest;
@@ -39,6 +42,8 @@ public final class Lessor implements LeaseLookup {
     private final long id;
     private final long ttl;
     private volatile Set<ByteString> keys;
+    /** The last checkpointed remaining TTL in seconds, 0 if none (etcd's remainingTTL; not durable). */
+    private volatile long remainingTtl;
 
     Lease(long id, long ttl) {
       this.id = id;
@@ -51,6 +56,10 @@ public final class Lessor implements LeaseLookup {
 
     public long ttl() {
       return ttl;
+    }
+
+    public long remainingTtl() {
+      return remainingTtl;
     }
 
     /** The attached keys, unordered; a live view, empty if none was ever attached. */
@@ -137,6 +146,38 @@ public final class Lessor implements LeaseLookup {
     Map<Long, Long> out = new java.util.HashMap<>();
     leases.values().forEach(l -> out.put(l.id(), l.ttl()));
     return out;
+  }
+
+  /** The applied remaining TTL of each lease that has one (a checkpoint). */
+  public Map<Long, Long> remainingTtls() {
+    Map<Long, Long> out = new java.util.HashMap<>();
+    leases.values().forEach(l -> {
+      if (l.remainingTtl > 0) {
+        out.put(l.id(), l.remainingTtl);
+      }
+    });
+    return out;
+  }
+
+  /** The applied remaining TTL of a lease, 0 if none or no such lease. */
+  public long remainingTtl(long id) {
+    Lease l = leases.get(id);
+    return l == null ? 0 : l.remainingTtl;
+  }
+
+  /**
+   * Applies a checkpoint on every member: each named lease that still exists keeps the remaining
+   * TTL for the next leader's promotion (0 clears it). etcd's lessor.Checkpoint.
+   */
+  public LeaseCheckpointResponse checkpoint(KvStore store, LeaseCheckpointRequest r) {
+    for (LeaseCheckpoint c : r.getCheckpointsList()) {
+      Lease l = leases.get(c.getID());
+      if (l != null) {
+        l.remainingTtl = c.getRemainingTTL();
+      }
+    }
+    return LeaseCheckpointResponse.newBuilder()
+        .setHeader(ResponseHeader.newBuilder().setRevision(store.currentRevision())).build();
   }
 
   /** Applies a grant: the id is chosen by the proposer; a TTL below the minimum is raised. */

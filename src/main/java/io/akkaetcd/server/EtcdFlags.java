@@ -21,7 +21,7 @@ final class EtcdFlags {
   static final String GATEWAY = "the JSON gateway (issue #28)";
   static final String METRICS = "/metrics (issue #29)";
   static final String CORRUPT = "corruption checks (issue #30)";
-  static final String CHECKPOINTS = "lease checkpoints (issue #31)";
+  static final String CHECKPOINTS = "persisted lease checkpoints (issue #31)";
   static final String V2 = "etcd's v2 API (akka-etcd serves v3 only)";
   static final String DISCOVERY = "bootstrap by discovery (list the members in --initial-cluster)";
 
@@ -176,8 +176,8 @@ final class EtcdFlags {
         NOT_EMPTY, V2);
     ignored("experimental-backend-bbolt-freelist-type", "array", FlagType.STRING, "bbolt's freelist: array or map.",
         BBOLT);
-    refused("experimental-enable-lease-checkpoint", "false", FlagType.BOOL,
-        "Checkpoint remaining lease TTLs through Raft.", TRUE, CHECKPOINTS);
+    on("experimental-enable-lease-checkpoint", "false", FlagType.BOOL,
+        "Checkpoint remaining lease TTLs through Raft.");
     ignored("experimental-compaction-batch-limit", "1000", FlagType.INT, "Revisions deleted per compaction batch.",
         "compaction deletes 1000 revisions per batch, fixed");
     tlsSwitch("experimental-peer-skip-client-san-verification", "Skip the SAN check of peer client certificates.");

@@ -118,6 +118,10 @@ final class MemberBootstrap {
     // expiry tick; the leader promotes again when it applies its term's first entry (etcd's rule),
     // and once it has answered its first client request (below).
     keeper.promote(lessor.ttls());
+    if (config.leaseCheckpoint()) {
+      // etcd's checkpoint interval is 5 min, not a flag; akka-etcd.lease-checkpoint-interval tunes it.
+      keeper.checkpointEvery(settings.getDuration("akka-etcd.lease-checkpoint-interval"));
+    }
     KvApplier kv = new KvApplier(lessor);
     Alarms alarms = Alarms.recover(store);
     WatchHub hub = new WatchHub();
@@ -144,7 +148,7 @@ final class MemberBootstrap {
                   // does here (the raft member may publish its leadership only after the applier
                   // ran): only the leader's deadlines are read, and a member that leads later
                   // promotes again for its own term.
-                  term -> keeper.promoteOnce(term, lessor::ttls)), membership::apply, wait,
+                  term -> keeper.promoteOnce(term, lessor)), membership::apply, wait,
               applied, hub::committed), "applier",
           DispatcherSelector.fromConfig("akka-etcd.applier-dispatcher"));
       Consumer<Message> send = m -> { };
@@ -273,7 +277,8 @@ final class MemberBootstrap {
     }
     system.systemActorOf(LeaseExpiry.create(lessor, keeper, server::raftStatus,
         id -> server.propose(InternalRaftRequest.newBuilder()
-            .setLeaseRevoke(LeaseRevokeRequest.newBuilder().setID(id)))),
+            .setLeaseRevoke(LeaseRevokeRequest.newBuilder().setID(id))),
+        checkpoints -> server.propose(InternalRaftRequest.newBuilder().setLeaseCheckpoint(checkpoints))),
         "lease-expiry", akka.actor.typed.Props.empty());
   }
 }

@@ -43,10 +43,14 @@ class WireCompatibilityTest {
   private static final List<FileDescriptor> JETCD = List.of(
       io.etcd.jetcd.api.JetcdProto.getDescriptor(),
       io.etcd.jetcd.api.Kv.getDescriptor(),
-      io.etcd.jetcd.api.Auth.getDescriptor());
+      io.etcd.jetcd.api.Auth.getDescriptor(),
+      io.etcd.jetcd.api.lock.JetcdProto.getDescriptor(),
+      io.etcd.jetcd.api.ElectionOuterClass.getDescriptor());
 
   private static final List<FileDescriptor> OURS = List.of(
-      RpcProto.getDescriptor(), KvProto.getDescriptor(), AuthProto.getDescriptor());
+      RpcProto.getDescriptor(), KvProto.getDescriptor(), AuthProto.getDescriptor(),
+      io.akkaetcd.proto.v3lockpb.V3LockProto.getDescriptor(),
+      io.akkaetcd.proto.v3electionpb.V3ElectionProto.getDescriptor());
 
   /** In etcd v3.5 but not in jetcd 0.7.7's copy; described in the format of {@link #describe}. */
   private static final Set<String> ETCD_ONLY = Set.of(

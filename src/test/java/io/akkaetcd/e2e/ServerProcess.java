@@ -20,7 +20,8 @@ import java.util.stream.Stream;
  * (this build's Main on the test class path), started with the same etcd flags. Ready once
  * {@code etcdctl endpoint health} succeeds. {@link #kill()} is kill -9; {@link #stop()} is
  * SIGTERM and a wait; {@link #start()} again reuses the data directory. Its output goes to a log
- * file, shown only if the test fails ({@link CapturedLogs}).
+ * file, shown only if the test fails ({@link CapturedLogs}). An extra flag {@code -J<option>} is a
+ * JVM option of an akka-etcd process (as javac's -J), e.g. {@code -J-Dakka-etcd.some-setting=1s}.
  */
 final class ServerProcess implements AutoCloseable {
   enum Kind { ETCD, AKKA_ETCD }
@@ -70,7 +71,7 @@ final class ServerProcess implements AutoCloseable {
     members.forEach(m -> m.initialCluster = initial);
     try {
       members.forEach(ServerProcess::launch);
-      members.forEach(m -> m.awaitHealthy(Duration.ofSeconds(90)));
+      members.forEach(m -> m.awaitHealthy(Duration.ofSeconds(180)));
     } catch (RuntimeException e) {
       members.forEach(ServerProcess::close);
       throw e;
@@ -136,7 +137,7 @@ final class ServerProcess implements AutoCloseable {
         "--listen-peer-urls", "http://127.0.0.1:" + peerPort,
         "--initial-advertise-peer-urls", advertisedPeerUrl,
         "--initial-cluster", initialCluster != null ? initialCluster : name + "=" + advertisedPeerUrl));
-    f.addAll(extraFlags);
+    extraFlags.stream().filter(flag -> !flag.startsWith("-J")).forEach(f::add);
     return f;
   }
 
@@ -147,7 +148,7 @@ final class ServerProcess implements AutoCloseable {
   void start() {
     launch();
     try {
-      awaitHealthy(Duration.ofSeconds(60));
+      awaitHealthy(Duration.ofSeconds(90));
     } catch (RuntimeException e) {
       process.destroyForcibly(); // a member that never became healthy must not outlive its test
       throw e;
@@ -178,6 +179,7 @@ final class ServerProcess implements AutoCloseable {
       cmd.add("-XX:+UseSerialGC");
       // The server's own logging (to its output, the log file), not the tests' capture.
       cmd.add("-Dlogback.configurationFile=logback.xml");
+      extraFlags.stream().filter(f -> f.startsWith("-J")).map(f -> f.substring(2)).forEach(cmd::add);
       if (initialCluster != null) {
         // A cluster member can be cut off or quarantined (cutOff): the test launcher, whose
         // fault injection follows blockedPeersFile; a member alone runs the server's own Main.

@@ -80,4 +80,34 @@ class LeaseKeeperTest {
         .setKv(KeyValue.newBuilder().setKey(key)).setPrevKv(withLease).build()));
     assertTrue(l.get(7).orElseThrow().keys().isEmpty(), "a put without the lease detaches");
   }
+
+  @Test
+  void checkpointsReportTheRemainingTtlAndANewLeaderResumesIt() {
+    AtomicLong now = new AtomicLong();
+    LeaseKeeper k = new LeaseKeeper(now::get, java.time.Duration.ofSeconds(1));
+    k.checkpointEvery(java.time.Duration.ofSeconds(10));
+    k.granted(1, 120);
+    k.granted(2, 8); // not more than an interval left: never checkpointed (etcd)
+    now.set(9 * SECOND);
+    assertTrue(k.dueCheckpoints(10, id -> 0).isEmpty(), "nothing due before the interval");
+    now.set(10 * SECOND + 1);
+    List<long[]> due = k.dueCheckpoints(10, id -> 0);
+    assertEquals(1, due.size());
+    assertEquals(1, due.get(0)[0]);
+    assertEquals(110, due.get(0)[1], "the remaining TTL, rounded up");
+    assertTrue(k.dueCheckpoints(10, id -> 0).isEmpty(), "the next one is an interval later");
+
+    // A keep-alive makes the checkpoint due at once; with a full TTL left it clears the applied one.
+    assertEquals(120, k.renew(1));
+    assertTrue(k.dueCheckpoints(10, id -> 0).isEmpty(), "nothing applied to clear");
+    k.renew(1);
+    List<long[]> cleared = k.dueCheckpoints(10, id -> 110);
+    assertEquals(0, cleared.get(0)[1]);
+
+    // A promotion gives a checkpointed lease its remaining TTL (plus the election timeout).
+    now.set(50 * SECOND);
+    k.promote(Map.of(1L, 120L, 2L, 8L), Map.of(1L, 30L));
+    assertEquals(31, k.remainingSeconds(1));
+    assertEquals(9, k.remainingSeconds(2));
+  }
 }

@@ -139,8 +139,7 @@ class FlagsTest {
         {"--metrics=extensive", "/metrics (issue #29)"}, {"--listen-metrics-urls=http://127.0.0.1:9", "/metrics (issue #29)"},
         {"--experimental-initial-corrupt-check", "corruption checks (issue #30)"},
         {"--experimental-corrupt-check-time=1m", "corruption checks (issue #30)"},
-        {"--experimental-enable-lease-checkpoint", "lease checkpoints (issue #31)"},
-        {"--experimental-enable-lease-checkpoint-persist", "lease checkpoints (issue #31)"},
+        {"--experimental-enable-lease-checkpoint-persist", "persisted lease checkpoints (issue #31)"},
         {"--enable-v2", "etcd's v2 API"}, {"--proxy=on", "etcd's v2 proxy"}, {"--discovery=https://d/x", "discovery"},
         {"--force-new-cluster", "--force-new-cluster"}};
     for (String[] c : on) {

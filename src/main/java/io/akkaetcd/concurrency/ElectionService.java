@@ -1,0 +1,202 @@
+package io.akkaetcd.concurrency;
+
+import akka.NotUsed;
+import akka.stream.Materializer;
+import akka.stream.javadsl.Source;
+import com.google.protobuf.ByteString;
+import io.akkaetcd.errors.EtcdError;
+import io.akkaetcd.errors.EtcdFailures;
+import io.akkaetcd.proto.etcdserverpb.Compare;
+import io.akkaetcd.proto.etcdserverpb.DeleteRangeRequest;
+import io.akkaetcd.proto.etcdserverpb.PutRequest;
+import io.akkaetcd.proto.etcdserverpb.RangeRequest;
+import io.akkaetcd.proto.etcdserverpb.RequestOp;
+import io.akkaetcd.proto.etcdserverpb.ResponseHeader;
+import io.akkaetcd.proto.etcdserverpb.TxnRequest;
+import io.akkaetcd.proto.etcdserverpb.WatchCreateRequest;
+import io.akkaetcd.proto.mvccpb.Event;
+import io.akkaetcd.proto.mvccpb.KeyValue;
+import io.akkaetcd.proto.v3electionpb.CampaignRequest;
+import io.akkaetcd.proto.v3electionpb.CampaignResponse;
+import io.akkaetcd.proto.v3electionpb.Election;
+import io.akkaetcd.proto.v3electionpb.LeaderKey;
+import io.akkaetcd.proto.v3electionpb.LeaderRequest;
+import io.akkaetcd.proto.v3electionpb.LeaderResponse;
+import io.akkaetcd.proto.v3electionpb.ProclaimRequest;
+import io.akkaetcd.proto.v3electionpb.ProclaimResponse;
+import io.akkaetcd.proto.v3electionpb.ResignRequest;
+import io.akkaetcd.proto.v3electionpb.ResignResponse;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+
+/**
+ * etcd's v3electionpb.Election (etcdserver/api/v3election), as clientv3/concurrency's Election:
+ * a candidate's key is {@code name/hex(lease)} holding its value; the leader is the key with the
+ * lowest create revision under {@code name/}. A LeaderKey (name, key, create revision, lease)
+ * stands for a won election: Proclaim and Resign act only while that key still has that create
+ * revision. Errors are etcd's: {@code election: not leader}, {@code election: no leader} and the
+ * missing {@code leader} field, all code Unknown. Thread-safe: every step is a {@link Store} call.
+ */
+public final class ElectionService implements Election {
+  /** Marks the leader key's deletion inside an observed stream; never sent. */
+  private static final LeaderResponse DELETED = LeaderResponse.newBuilder().build();
+
+  private final Store store;
+  private final Materializer mat;
+
+  public ElectionService(Store store, Materializer mat) {
+    this.store = store;
+    this.mat = mat;
+  }
+
+  /** A Campaign whose caller is never seen to go away (an in-process call). */
+  @Override
+  public CompletionStage<CampaignResponse> campaign(CampaignRequest in) {
+    return campaign(in, new CompletableFuture<Void>());
+  }
+
+  /**
+   * Completes once the caller leads: its key is the oldest under the name. If {@code canceled}
+   * completes while it waits, the caller's key is deleted (etcd's Campaign resigns on a canceled
+   * context); any other failed wait leaves the key, as etcd's does.
+   */
+  public CompletionStage<CampaignResponse> campaign(CampaignRequest in, CompletionStage<?> canceled) {
+    ByteString prefix = Keys.prefix(in.getName());
+    return ClientErrors.asClient(Sessions.lease(store, in.getLease()).thenCompose(lease -> {
+      ByteString key = Keys.contender(prefix, lease);
+      TxnRequest enter = TxnRequest.newBuilder()
+          .addCompare(createRevisionIs(key, 0))
+          .addSuccess(RequestOp.newBuilder().setRequestPut(
+              PutRequest.newBuilder().setKey(key).setValue(in.getValue()).setLease(lease)))
+          .addFailure(RequestOp.newBuilder().setRequestRange(RangeRequest.newBuilder().setKey(key)))
+          .build();
+      return store.txn(enter).thenCompose(t -> {
+        LeaderKey leader = LeaderKey.newBuilder().setName(in.getName()).setKey(key).setLease(lease)
+            .setRev(t.getSucceeded() ? t.getHeader().getRevision()
+                : t.getResponses(0).getResponseRange().getKvs(0).getCreateRevision())
+            .build();
+        CompletionStage<Void> value = CompletableFuture.completedFuture(null);
+        if (!t.getSucceeded() && !t.getResponses(0).getResponseRange().getKvs(0).getValue().equals(in.getValue())) {
+          // Re-campaigning with a new value proclaims it; a failed proclaim resigns (as etcd).
+          value = proclaim(leader, in.getValue()).thenApply(h -> (Void) null)
+              .exceptionallyCompose(e -> resign(leader).handle((h, x) -> null)
+                  .thenCompose(v -> CompletableFuture.failedFuture(e)));
+        }
+        return value.thenCompose(v -> WaitDeletes.waitDeletes(store, mat, prefix, leader.getRev() - 1, canceled))
+            .exceptionallyCompose(e -> EtcdFailures.cause(e) != WaitDeletes.CANCELED ? CompletableFuture.failedFuture(e)
+                : resign(leader).handle((h, x) -> null).thenCompose(n -> CompletableFuture.failedFuture(e)))
+            .thenApply(h -> CampaignResponse.newBuilder().setHeader(t.getHeader()).setLeader(leader).build());
+      });
+    }));
+  }
+
+  @Override
+  public CompletionStage<ProclaimResponse> proclaim(ProclaimRequest in) {
+    if (!in.hasLeader()) {
+      return CompletableFuture.failedFuture(EtcdError.ELECTION_MISSING_LEADER.exception());
+    }
+    return ClientErrors.asClient(proclaim(in.getLeader(), in.getValue())
+        .thenApply(h -> ProclaimResponse.newBuilder().setHeader(h).build()));
+  }
+
+  @Override
+  public CompletionStage<LeaderResponse> leader(LeaderRequest in) {
+    return ClientErrors.asClient(store.range(Keys.firstCreated(Keys.prefix(in.getName()))).thenApply(r -> {
+      if (r.getKvsCount() == 0) {
+        throw EtcdError.ELECTION_NO_LEADER.exception();
+      }
+      return LeaderResponse.newBuilder().setHeader(r.getHeader()).setKv(r.getKvs(0)).build();
+    }));
+  }
+
+  /**
+   * The current leader (waiting for one if there is none), then each value it proclaims, and when
+   * its key goes, the next leader: etcd's Election.observe. Ends without error if a read fails.
+   */
+  @Override
+  public Source<LeaderResponse, NotUsed> observe(LeaderRequest in) {
+    ByteString prefix = Keys.prefix(in.getName());
+    return Source.repeat(NotUsed.getInstance())
+        .flatMapConcat(n -> Source.completionStageSource(currentOrNext(prefix)
+            .thenApply(first -> Source.single(first).concat(proclaimsUntilDeleted(first)))))
+        .recoverWithRetries(0, Throwable.class, Source::empty);
+  }
+
+  @Override
+  public CompletionStage<ResignResponse> resign(ResignRequest in) {
+    if (!in.hasLeader()) {
+      return CompletableFuture.failedFuture(EtcdError.ELECTION_MISSING_LEADER.exception());
+    }
+    return ClientErrors.asClient(resign(in.getLeader()).thenApply(h -> ResignResponse.newBuilder().setHeader(h).build()));
+  }
+
+  private CompletionStage<ResponseHeader> proclaim(LeaderKey leader, ByteString value) {
+    TxnRequest put = TxnRequest.newBuilder()
+        .addCompare(createRevisionIs(leader.getKey(), leader.getRev()))
+        .addSuccess(RequestOp.newBuilder().setRequestPut(
+            PutRequest.newBuilder().setKey(leader.getKey()).setValue(value).setIgnoreLease(true)))
+        .build();
+    return store.txn(put).thenApply(t -> {
+      if (!t.getSucceeded()) {
+        throw EtcdError.ELECTION_NOT_LEADER.exception();
+      }
+      return t.getHeader();
+    });
+  }
+
+  /** Deletes the leader's key if it is still that incarnation; succeeds either way (as etcd). */
+  private CompletionStage<ResponseHeader> resign(LeaderKey leader) {
+    TxnRequest delete = TxnRequest.newBuilder()
+        .addCompare(createRevisionIs(leader.getKey(), leader.getRev()))
+        .addSuccess(RequestOp.newBuilder().setRequestDeleteRange(DeleteRangeRequest.newBuilder().setKey(leader.getKey())))
+        .build();
+    return store.txn(delete).thenApply(t -> t.getHeader());
+  }
+
+  /** The oldest key under {@code prefix}, or, if none, the first one put after the read. */
+  private CompletionStage<LeaderResponse> currentOrNext(ByteString prefix) {
+    return store.range(Keys.firstCreated(prefix)).thenCompose(r -> {
+      if (r.getKvsCount() > 0) {
+        return CompletableFuture.completedFuture(
+            LeaderResponse.newBuilder().setHeader(r.getHeader()).setKv(r.getKvs(0)).build());
+      }
+      WatchCreateRequest next = WatchCreateRequest.newBuilder().setKey(prefix).setRangeEnd(Keys.rangeEnd(prefix))
+          .setStartRevision(r.getHeader().getRevision()).build();
+      return store.watch(next)
+          .map(WaitDeletes::failIfCanceled)
+          .mapConcat(w -> w.getEventsList().stream().filter(e -> e.getType() == Event.EventType.PUT).limit(1)
+              .map(e -> LeaderResponse.newBuilder()
+                  .setHeader(w.getHeader().toBuilder().setRevision(e.getKv().getModRevision()))
+                  .setKv(e.getKv()).build())
+              .toList())
+          .runWith(akka.stream.javadsl.Sink.head(), mat);
+    });
+  }
+
+  /** Each later put of the leader's key, until the key is deleted. */
+  private Source<LeaderResponse, NotUsed> proclaimsUntilDeleted(LeaderResponse first) {
+    KeyValue kv = first.getKv();
+    return store.watch(WatchCreateRequest.newBuilder().setKey(kv.getKey())
+            .setStartRevision(first.getHeader().getRevision() + 1).build())
+        .map(WaitDeletes::failIfCanceled)
+        .mapConcat(w -> {
+          List<LeaderResponse> out = new ArrayList<>();
+          for (Event e : w.getEventsList()) {
+            if (e.getType() == Event.EventType.DELETE) {
+              out.add(DELETED);
+              break;
+            }
+            out.add(LeaderResponse.newBuilder().setHeader(w.getHeader()).setKv(e.getKv()).build());
+          }
+          return out;
+        })
+        .takeWhile(r -> r != DELETED);
+  }
+
+  private static Compare createRevisionIs(ByteString key, long revision) {
+    return Compare.newBuilder().setKey(key).setTarget(Compare.CompareTarget.CREATE)
+        .setResult(Compare.CompareResult.EQUAL).setCreateRevision(revision).build();
+  }
+}

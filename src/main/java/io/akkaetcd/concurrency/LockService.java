@@ -1,0 +1,85 @@
+package io.akkaetcd.concurrency;
+
+import akka.stream.Materializer;
+import com.google.protobuf.ByteString;
+import io.akkaetcd.proto.etcdserverpb.Compare;
+import io.akkaetcd.proto.etcdserverpb.DeleteRangeRequest;
+import io.akkaetcd.proto.etcdserverpb.PutRequest;
+import io.akkaetcd.proto.etcdserverpb.RangeRequest;
+import io.akkaetcd.proto.etcdserverpb.RequestOp;
+import io.akkaetcd.proto.etcdserverpb.TxnRequest;
+import io.akkaetcd.proto.v3lockpb.Lock;
+import io.akkaetcd.proto.v3lockpb.LockRequest;
+import io.akkaetcd.proto.v3lockpb.LockResponse;
+import io.akkaetcd.proto.v3lockpb.UnlockRequest;
+import io.akkaetcd.proto.v3lockpb.UnlockResponse;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+
+/**
+ * etcd's v3lockpb.Lock (etcdserver/api/v3lock), as clientv3/concurrency's Mutex: the caller's key
+ * is {@code name/hex(lease)}, attached to the lease; the lock belongs to the key with the lowest
+ * create revision under {@code name/}, and a waiter waits for the deletion of every key created
+ * before its own. The key's create revision is thus a fencing token. A holder's lease expiring
+ * deletes its key and so hands the lock on. Thread-safe: every step is a call on the {@link Store}.
+ */
+public final class LockService implements Lock {
+  private final Store store;
+  private final Materializer mat;
+
+  public LockService(Store store, Materializer mat) {
+    this.store = store;
+    this.mat = mat;
+  }
+
+  /** A Lock whose caller is never seen to go away (an in-process call). */
+  @Override
+  public CompletionStage<LockResponse> lock(LockRequest in) {
+    return lock(in, new CompletableFuture<Void>());
+  }
+
+  /**
+   * Blocks (completes) once the caller holds the lock. A failed wait deletes the caller's key, and
+   * so does {@code canceled} completing while it waits: etcd's Mutex.Lock on a canceled context.
+   */
+  public CompletionStage<LockResponse> lock(LockRequest in, CompletionStage<?> canceled) {
+    ByteString prefix = Keys.prefix(in.getName());
+    return ClientErrors.asClient(Sessions.lease(store, in.getLease()).thenCompose(lease -> {
+      ByteString myKey = Keys.contender(prefix, lease);
+      return store.txn(enqueue(prefix, myKey, lease)).thenCompose(t -> {
+        long myRev = t.getSucceeded() ? t.getHeader().getRevision()
+            : t.getResponses(0).getResponseRange().getKvs(0).getCreateRevision();
+        var owner = t.getResponses(1).getResponseRange().getKvsList();
+        if (owner.isEmpty() || owner.get(0).getCreateRevision() == myRev) {
+          return CompletableFuture.completedFuture(
+              LockResponse.newBuilder().setHeader(t.getHeader()).setKey(myKey).build());
+        }
+        return WaitDeletes.waitDeletes(store, mat, prefix, myRev - 1, canceled)
+            .thenApply(h -> LockResponse.newBuilder().setHeader(h).setKey(myKey).build())
+            .exceptionallyCompose(e -> store.delete(DeleteRangeRequest.newBuilder().setKey(myKey).build())
+                .handle((d, x) -> null)
+                .thenCompose(v -> CompletableFuture.failedFuture(e)));
+      });
+    }));
+  }
+
+  /** Deletes the key a Lock returned (a plain Delete, whoever holds it). */
+  @Override
+  public CompletionStage<UnlockResponse> unlock(UnlockRequest in) {
+    return ClientErrors.asClient(store.delete(DeleteRangeRequest.newBuilder().setKey(in.getKey()).build())
+        .thenApply(d -> UnlockResponse.newBuilder().setHeader(d.getHeader()).build()));
+  }
+
+  /** If the key is new, put it under the lease; either way read it and the current owner. */
+  static TxnRequest enqueue(ByteString prefix, ByteString myKey, long lease) {
+    RequestOp owner = RequestOp.newBuilder().setRequestRange(Keys.firstCreated(prefix)).build();
+    return TxnRequest.newBuilder()
+        .addCompare(Compare.newBuilder().setKey(myKey).setTarget(Compare.CompareTarget.CREATE)
+            .setResult(Compare.CompareResult.EQUAL).setCreateRevision(0))
+        .addSuccess(RequestOp.newBuilder().setRequestPut(PutRequest.newBuilder().setKey(myKey).setLease(lease)))
+        .addSuccess(owner)
+        .addFailure(RequestOp.newBuilder().setRequestRange(RangeRequest.newBuilder().setKey(myKey)))
+        .addFailure(owner)
+        .build();
+  }
+}
