@@ -93,18 +93,22 @@ class HostSystemTest {
     }
     assertEquals("over-grpc", get(member, KEY));
 
-    member.stop().toCompletableFuture().get(30, TimeUnit.SECONDS);
-    assertFalse(host.getWhenTerminated().toCompletableFuture().isDone(), "the host system runs on");
-    assertTrue(raftMemberOf(host).isEmpty(), "the member's actors stopped");
-    assertThrows(Exception.class, () -> new java.net.Socket().connect(member.clientAddresses().get(0), 1000),
-        "the client listener is unbound");
-
-    // A second member in the same host, on a fresh data directory: its own journal, no old key.
+    // A second member in the same host at the same time, on a fresh data directory: its own
+    // journal and store, no key of the first; it serves on after the first stops.
     try (EmbeddedEtcd second = EmbeddedEtcd.start(lone("h2", tmp.resolve("h2")), host)) {
       second.ready().toCompletableFuture().get(30, TimeUnit.SECONDS);
       assertEquals(0, second.client().kv().get(KEY).toCompletableFuture().get(10, TimeUnit.SECONDS).getCount());
       put(second, KEY, "second");
+      assertEquals("over-grpc", get(member, KEY));
+
+      member.stop().toCompletableFuture().get(30, TimeUnit.SECONDS);
+      assertFalse(host.getWhenTerminated().toCompletableFuture().isDone(), "the host system runs on");
+      assertThrows(Exception.class, () -> new java.net.Socket().connect(member.clientAddresses().get(0), 1000),
+          "the client listener is unbound");
+      put(second, KEY, "second again");
+      assertEquals("second again", get(second, KEY));
     }
+    assertTrue(raftMemberOf(host).isEmpty(), "the members' actors stopped");
     // The first data directory again, in the same host: its journal and store were closed, the key is there.
     try (EmbeddedEtcd again = EmbeddedEtcd.start(lone("h1", dir), host)) {
       again.ready().toCompletableFuture().get(30, TimeUnit.SECONDS);
