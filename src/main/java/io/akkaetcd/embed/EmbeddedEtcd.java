@@ -74,8 +74,8 @@ public final class EmbeddedEtcd implements AutoCloseable {
    * from {@code host}'s config ({@link EtcdConfig#settings()} is not used). Stopping the member
    * leaves {@code host} running; {@code host}'s CoordinatedShutdown stops the member. Returns once
    * the data directory is open and the client URLs are bound; throws etcd's start-up errors. A
-   * member with peers cannot run in a host system yet: that throws a
-   * {@link io.akkaetcd.errors.StartupException} saying so.
+   * member with peers runs what its peers address (Artery at its peer URL) in a small system of
+   * its own besides.
    */
   public static EmbeddedEtcd start(EtcdConfig config, ActorSystem<?> host) {
     EmbeddedEtcd etcd = new EmbeddedEtcd(config, Faults.NONE, java.util.Objects.requireNonNull(host, "host"));

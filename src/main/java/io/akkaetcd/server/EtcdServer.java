@@ -127,7 +127,8 @@ public final class EtcdServer implements EtcdMember, AutoCloseable {
    * As {@link #start(ServerConfig, Config, Faults)}, inside {@code host}: the member's actors run
    * under a guardian of their own among the host's system actors, with the library's settings
    * (akka-etcd.*) read from the host's config; stopping the member leaves the host running, and
-   * the host's CoordinatedShutdown stops the member. A member alone only (no peers yet).
+   * the host's CoordinatedShutdown stops the member. A member with peers gets a small system of
+   * its own for its peer side (Artery at its peer URL).
    */
   public static EtcdServer startIn(akka.actor.typed.ActorSystem<?> host, ServerConfig config, Faults faults) {
     return MemberBootstrap.start(config, host.settings().config(), faults, Plugins.NONE, host);

@@ -38,7 +38,6 @@ import io.akkaetcd.raft.member.RaftStatus;
 import io.akkaetcd.raft.peer.PeerActivity;
 import io.akkaetcd.raft.peer.PeerGate;
 import io.akkaetcd.raft.peer.PeerTransport;
-import io.akkaetcd.errors.StartupException;
 import io.akkaetcd.raft.storage.JournalCheck;
 import io.akkaetcd.raft.storage.MemberPersistence;
 import io.akkaetcd.wait.AppliedIndexWait;
@@ -95,8 +94,8 @@ final class MemberBootstrap {
    * As {@link #start(ServerConfig, Config, Faults, Plugins)}, in {@code host} when not null: the
    * member's actors run under a guardian of their own among the host's system actors
    * ({@link MemberHome.Hosted}), its Raft log in a journal of its own ({@link MemberPersistence}),
-   * its listeners with HTTP/2 settings of their own. {@code settings} is then the host's config. A
-   * member with peers cannot run there yet: it needs Artery at its peer URL.
+   * its listeners with HTTP/2 settings of their own, and what its peers address (Artery at its
+   * peer URL) in a small system of its own. {@code settings} is then the host's config.
    */
   static EtcdServer start(ServerConfig config, Config settings, Faults faults, Plugins plugins, ActorSystem<?> host) {
     if (java.util.concurrent.ForkJoinPool.getCommonPoolParallelism() < 2) {
@@ -118,10 +117,6 @@ final class MemberBootstrap {
     Membership membership = Membership.load(memberDir, MemberIdentity.loadOrRecord(memberDir, bootstrap));
     ClusterMembers members = membership.current();
     boolean alone = PeerSide.peerUrls(members).isEmpty();
-    if (host != null && !alone) {
-      throw new StartupException("akka-etcd: a member with peers cannot run inside a host ActorSystem yet"
-          + " (it needs Artery at its peer URL); start it with EmbeddedEtcd.start(config)");
-    }
     MemberAttributes attributes = MemberAttributes.load(memberDir);
     JournalCheck.verifyOpens(memberDir.resolve("wal"));
     Path storeDir = memberDir.resolve("mvcc");
@@ -163,11 +158,6 @@ final class MemberBootstrap {
     // A peer unheard for an election timeout is down, as a follower judges its leader.
     PeerActivity links = new PeerActivity(config.electionTimeout());
     Behavior<Void> guardian = Behaviors.setup(ctx -> {
-      akka.actor.ActorSystem classic = Adapter.toClassic(ctx.getSystem());
-      LeaseForwarding forwarding = new LeaseForwarding(lessor, keeper, status::get,
-          PeerSide.peerAsk(classic, membership, gate), config.electionTimeout().multipliedBy(2));
-      Adapter.actorOf(ctx, forwarding.endpointProps(), LeaseForwarding.ENDPOINT);
-      leaseForwarding.complete(forwarding);
       ActorRef<ApplierActor.Command> applier = ctx.spawn(
           ApplierActor.create(store, new RequestDispatch(kv, lessor, keeper, attributes, alarms,
                   // etcd promotes once the leader applied its term's first entry. Every member
@@ -179,17 +169,30 @@ final class MemberBootstrap {
           DispatcherSelector.fromConfig("akka-etcd.applier-dispatcher"));
       if (hosted != null) {
         // In a host's system the Raft member's log goes to a journal of its own, on this data dir.
-        hosted.persistence = MemberPersistence.open(classic, ctx.getSelf().path().child("raft"),
-            memberDir.resolve("wal"), memberDir.resolve("snap"), OwnSystemConfig.of(settings).getConfig("akka.persistence"));
+        hosted.persistence = MemberPersistence.open(Adapter.toClassic(ctx.getSystem()),
+            ctx.getSelf().path().child("raft"), memberDir.resolve("wal"), memberDir.resolve("snap"),
+            OwnSystemConfig.of(settings).getConfig("akka.persistence"));
       }
-      Consumer<Message> send = m -> { };
-      if (!alone) {
-        PeerSide peers = new PeerSide(ctx, config, membership, gate, links, inbox, faults);
+      // What peers address runs where this member's Artery runs: in its own system, beside the
+      // rest; inside a host, in a small system of the member's own bound at its peer URL.
+      Function<ActorContext<?>, Consumer<Message>> peerFacing = peerCtx -> {
+        akka.actor.ActorSystem classic = Adapter.toClassic(peerCtx.getSystem());
+        LeaseForwarding forwarding = new LeaseForwarding(lessor, keeper, status::get,
+            PeerSide.peerAsk(classic, membership, gate), config.electionTimeout().multipliedBy(2));
+        Adapter.actorOf(peerCtx, forwarding.endpointProps(), LeaseForwarding.ENDPOINT);
+        leaseForwarding.complete(forwarding);
+        if (alone) {
+          return m -> { };
+        }
+        PeerSide peers = new PeerSide(peerCtx, config, membership, gate, links, inbox, faults);
         peerSide.set(peers);
         // Followers that need entries this log no longer holds get a snapshot of the state machine.
-        send = peers.sender(new ServerSnapshots(store, storeDir, membership, attributes, lessor, alarms, hub, applied,
+        return peers.sender(new ServerSnapshots(store, storeDir, membership, attributes, lessor, alarms, hub, applied,
             inbox, applier), inbox);
-      }
+      };
+      Consumer<Message> send = hosted == null || alone ? peerFacing.apply(ctx)
+          : hosted.startPeerSystem(peerFacing, OwnSystemConfig.forMember(settings, memberDir,
+              peerSystemSettings(config, members)));
       ActorRef<RaftMember.Command> raft = ctx.spawn(RaftMember.create(raftMemberSettings, inbox, send,
           entries -> applier.tell(new ApplierActor.Apply(entries)), wait::fail, status), "raft",
           DispatcherSelector.fromConfig("akka-etcd.raft-dispatcher"));
@@ -229,10 +232,10 @@ final class MemberBootstrap {
         new IllegalStateException("the member's guardian stopped as it started (see the log)")));
     raftRef.join(); // the member's actors exist before clients are served
     EtcdServer server = new EtcdServer(config, membership, attributes, store, alarms, home, inbox, wait, applied,
-        status, failed, PeerSide.peerAsk(Adapter.toClassic(system), membership, gate), links);
+        status, failed, PeerSide.peerAsk(Adapter.toClassic(home.peerSystem()), membership, gate), links);
     started.complete(server);
     if (!alone) {
-      peerSide.get().servePromotions(Adapter.toClassic(system), id -> server.raftStatus().isLeader()
+      peerSide.get().servePromotions(Adapter.toClassic(home.peerSystem()), id -> server.raftStatus().isLeader()
           ? server.promoteMember(id) : CompletableFuture.failedFuture(EtcdError.LEADER_CHANGED.exception()));
     }
     Proposals proposals = server.proposals();
@@ -312,6 +315,17 @@ final class MemberBootstrap {
         system.scheduler().scheduleOnce(Duration.ofMillis(500), home::terminate, system.executionContext());
       }
     });
+  }
+
+  /**
+   * The Akka settings of the peer system of a member with peers inside a host: its Artery; the
+   * host's shutdown, not the JVM's, stops it (with the member).
+   */
+  private static Map<String, Object> peerSystemSettings(ServerConfig config, ClusterMembers members) {
+    Map<String, Object> peer = new java.util.LinkedHashMap<>(PeerConfig.overrides(config, members,
+        RaftMember.MAX_APPEND_BYTES));
+    peer.put("akka.coordinated-shutdown.run-by-jvm-shutdown-hook", "off");
+    return peer;
   }
 
   /**

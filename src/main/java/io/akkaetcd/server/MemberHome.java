@@ -7,7 +7,11 @@ import akka.actor.typed.ActorRef;
 import akka.actor.typed.ActorSystem;
 import akka.actor.typed.Behavior;
 import akka.actor.typed.Props;
+import akka.actor.typed.javadsl.ActorContext;
 import akka.actor.typed.javadsl.Adapter;
+import akka.actor.typed.javadsl.Behaviors;
+import com.typesafe.config.Config;
+import io.akkaetcd.raft.peer.PeerTransport;
 import akka.http.javadsl.ServerBinding;
 import io.akkaetcd.raft.storage.MemberPersistence;
 import java.time.Duration;
@@ -16,12 +20,14 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Function;
 import java.util.function.Supplier;
 
 /**
  * Where one incarnation's actors run, and how they stop: an ActorSystem of its own
  * ({@link Own}: the launcher, {@code EmbeddedEtcd.start(config)}), or a guardian actor inside a
- * host application's system ({@link Hosted}), whose subtree is the member.
+ * host application's system ({@link Hosted}), whose subtree is the member; a hosted member with
+ * peers has a small system of its own besides, where its Artery runs.
  */
 abstract sealed class MemberHome {
   /** How long unbinding waits for requests in flight before it closes their connections. */
@@ -36,6 +42,9 @@ abstract sealed class MemberHome {
   }
 
   abstract ActorSystem<?> system();
+
+  /** Where Artery runs and peers address this member's endpoints. */
+  abstract ActorSystem<?> peerSystem();
 
   /** Stops the member in order: unbind the listeners, stop the actors. Idempotent. */
   abstract void stop();
@@ -56,6 +65,11 @@ abstract sealed class MemberHome {
 
     @Override
     ActorSystem<?> system() {
+      return system;
+    }
+
+    @Override
+    ActorSystem<?> peerSystem() {
       return system;
     }
 
@@ -84,8 +98,9 @@ abstract sealed class MemberHome {
 
   /**
    * A member inside a host's ActorSystem, under a guardian of its own among the host's system
-   * actors. Stopping it unbinds its listeners, stops that subtree and closes its journal; the
-   * host system runs on. The host's CoordinatedShutdown stops it too.
+   * actors. Stopping it unbinds its listeners, stops that subtree, closes its journal and
+   * terminates its peer system if it has one; the host system runs on. The host's
+   * CoordinatedShutdown stops it too.
    */
   static final class Hosted extends MemberHome {
     private static final AtomicLong GUARDIANS = new AtomicLong();
@@ -98,12 +113,21 @@ abstract sealed class MemberHome {
     private volatile ActorRef<Void> guardian;
     /** The Raft member's journal and snapshot store; set by the guardian as it starts. */
     volatile MemberPersistence persistence;
+    /** A member with peers: the small system of its own where its Artery runs; else null. */
+    private volatile ActorSystem<Void> peers;
 
     /** {@code guardianStopped}: completed by the member's guardian once it (its children first) stopped. */
     Hosted(ActorSystem<?> host, CompletionStage<Void> guardianStopped) {
       this.host = host;
       guardianStopped.thenCompose(v -> unbind())
           .thenCompose(v -> persistence == null ? CompletableFuture.completedFuture(null) : persistence.close())
+          .thenCompose(v -> {
+            if (peers == null) {
+              return CompletableFuture.completedFuture(null);
+            }
+            peers.terminate();
+            return peers.getWhenTerminated();
+          })
           .whenComplete((v, e) -> terminated.complete(null));
     }
 
@@ -124,9 +148,33 @@ abstract sealed class MemberHome {
       stopped.thenRun(task::cancel);
     }
 
+    /**
+     * Starts the member's peer system with {@code config} and runs {@code peerFacing} in its
+     * guardian as it starts; returns what that gave. Blocks until then (the member's guardian,
+     * starting, calls it: the Raft member needs its transport).
+     */
+    <T> T startPeerSystem(Function<ActorContext<?>, T> peerFacing, Config config) {
+      CompletableFuture<T> started = new CompletableFuture<>();
+      peers = ActorSystem.create(Behaviors.setup(ctx -> {
+        try {
+          started.complete(peerFacing.apply(ctx));
+        } catch (RuntimeException e) {
+          started.completeExceptionally(e);
+          throw e;
+        }
+        return Behaviors.empty();
+      }), PeerTransport.SYSTEM, config);
+      return started.join();
+    }
+
     @Override
     ActorSystem<?> system() {
       return host;
+    }
+
+    @Override
+    ActorSystem<?> peerSystem() {
+      return peers != null ? peers : host;
     }
 
     @Override

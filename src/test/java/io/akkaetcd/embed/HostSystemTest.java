@@ -18,7 +18,6 @@ import ch.qos.logback.core.read.ListAppender;
 import com.google.protobuf.ByteString;
 import com.typesafe.config.Config;
 import com.typesafe.config.ConfigFactory;
-import io.akkaetcd.errors.StartupException;
 import io.akkaetcd.server.EtcdServer;
 import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.Client;
@@ -147,18 +146,6 @@ class HostSystemTest {
     } finally {
       serverLog.detachAppender(logged);
     }
-  }
-
-  @Test
-  void aMemberWithPeersRefusesInAHostSystem() {
-    newHost();
-    EtcdConfig withPeers = EtcdConfig.builder().name("p1").dataDir(tmp.resolve("p1"))
-        .listenClientUrls("http://127.0.0.1:0").advertiseClientUrls("http://127.0.0.1:0")
-        .listenPeerUrls("http://127.0.0.1:1").initialAdvertisePeerUrls("http://127.0.0.1:1")
-        .initialCluster("p1=http://127.0.0.1:1,p2=http://127.0.0.1:2").build();
-    StartupException e = assertThrows(StartupException.class, () -> EmbeddedEtcd.start(withPeers, host));
-    assertEquals("akka-etcd: a member with peers cannot run inside a host ActorSystem yet (it needs Artery at its"
-        + " peer URL); start it with EmbeddedEtcd.start(config)", e.getMessage());
   }
 
   /** The Raft member of a member running in {@code system}, if one runs. */
