@@ -8,8 +8,8 @@ import akka.actor.typed.DispatcherSelector;
 import akka.actor.typed.PostStop;
 import akka.actor.typed.javadsl.ActorContext;
 import akka.actor.typed.javadsl.Adapter;
-import akka.http.javadsl.settings.ServerSettings;
 import akka.actor.typed.javadsl.Behaviors;
+import akka.http.javadsl.settings.ServerSettings;
 import com.typesafe.config.Config;
 import io.akkaetcd.alarm.Alarms;
 import io.akkaetcd.api.ClientServices;
@@ -230,7 +230,13 @@ final class MemberBootstrap {
     ActorSystem<?> system = home.system();
     guardianStopped.thenRun(() -> raftRef.completeExceptionally(
         new IllegalStateException("the member's guardian stopped as it started (see the log)")));
-    raftRef.join(); // the member's actors exist before clients are served
+    try {
+      raftRef.join(); // the member's actors exist before clients are served
+    } catch (java.util.concurrent.CompletionException e) {
+      home.terminate();
+      store.close();
+      throw e;
+    }
     EtcdServer server = new EtcdServer(config, membership, attributes, store, alarms, home, inbox, wait, applied,
         status, failed, PeerSide.peerAsk(Adapter.toClassic(home.peerSystem()), membership, gate), links);
     started.complete(server);
