@@ -25,7 +25,8 @@ public final class WatchService implements Watch {
   private final EtcdMember member;
   private final WatchHub hub;
   private final ActorSystem<?> system;
-  private final AtomicLong streams = new AtomicLong();
+  /** Numbers watch streams per JVM: members inside one host system name their routers apart. */
+  private static final AtomicLong STREAMS = new AtomicLong();
   private final java.time.Duration progressInterval;
 
   public WatchService(EtcdMember member, WatchHub hub, ActorSystem<?> system,
@@ -45,7 +46,7 @@ public final class WatchService implements Watch {
         WatchRouter.create(member.store(), out.first(), member::header,
             member.maxRequestBytes() + GrpcErrors.RECEIVE_OVERHEAD_BYTES, progressInterval,
             () -> hub.unregister(self[0])),
-        "watch-stream-" + streams.incrementAndGet(),
+        "watch-stream-" + STREAMS.incrementAndGet(),
         DispatcherSelector.fromConfig("akka-etcd.read-dispatcher"));
     self[0] = router;
     hub.register(router);

@@ -1,6 +1,7 @@
 package io.akkaetcd.embed;
 
 import akka.Done;
+import akka.actor.typed.ActorSystem;
 import io.akkaetcd.server.EtcdServer;
 import io.akkaetcd.server.Faults;
 import java.net.InetSocketAddress;
@@ -16,9 +17,10 @@ import org.slf4j.LoggerFactory;
  * and its client listeners, with an in-process {@link #client()}. The member restarts itself,
  * from the same data directory, when it must become a new Akka incarnation (another member
  * quarantined it; a member started alone got its first peer); {@link #client()} follows it.
- * It stops on {@link #stop()}, {@link #close()}, its system's CoordinatedShutdown (a JVM's
- * SIGTERM included), when it was removed from the cluster, or by itself on a fatal error
- * ({@link #whenTerminated()} then fails).
+ * It runs in an ActorSystem of its own or inside the host application's. It stops on
+ * {@link #stop()}, {@link #close()}, its system's CoordinatedShutdown (a JVM's SIGTERM included),
+ * when it was removed from the cluster, or by itself on a fatal error ({@link #whenTerminated()}
+ * then fails).
  */
 public final class EmbeddedEtcd implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(EmbeddedEtcd.class);
@@ -26,6 +28,8 @@ public final class EmbeddedEtcd implements AutoCloseable {
   private final EtcdConfig config;
   /** {@link Faults#NONE} but in tests. */
   private final Faults faults;
+  /** The host application's system the member runs in, or null for a system of its own. */
+  private final ActorSystem<?> host;
   /** The member's current incarnation; replaced only by {@link #restart}. */
   private final AtomicReference<EtcdServer> current = new AtomicReference<>();
   private final CompletableFuture<Void> ready = new CompletableFuture<>();
@@ -35,9 +39,10 @@ public final class EmbeddedEtcd implements AutoCloseable {
   private final EtcdClient client = EtcdClient.following(currentClient::get);
   private volatile boolean stopping;
 
-  private EmbeddedEtcd(EtcdConfig config, Faults faults) {
+  private EmbeddedEtcd(EtcdConfig config, Faults faults, ActorSystem<?> host) {
     this.config = config;
     this.faults = faults;
+    this.host = host;
     terminated.whenComplete((d, e) -> ready.completeExceptionally(
         new IllegalStateException("the member stopped before it served clients", e)));
   }
@@ -57,18 +62,30 @@ public final class EmbeddedEtcd implements AutoCloseable {
    * {@code faults} in every incarnation. Applications use {@link #start(EtcdConfig)}.
    */
   public static EmbeddedEtcd start(EtcdConfig config, Faults faults) {
-    EmbeddedEtcd etcd = new EmbeddedEtcd(config, faults);
-    etcd.run(EtcdServer.start(config.serverConfig(), config.settings(), faults));
+    EmbeddedEtcd etcd = new EmbeddedEtcd(config, faults, null);
+    etcd.run(etcd.startIncarnation());
     return etcd;
   }
 
   /**
-   * Starts a member inside the host application's ActorSystem. Not available yet: it throws
-   * rather than start a system of its own behind the caller's back.
+   * Starts a member inside the host application's ActorSystem: its actors run under a guardian
+   * of their own there, its Raft log in a journal of its own on its data directory, its client
+   * listeners with the library's HTTP/2 settings; the library's tunables (akka-etcd.*) are read
+   * from {@code host}'s config ({@link EtcdConfig#settings()} is not used). Stopping the member
+   * leaves {@code host} running; {@code host}'s CoordinatedShutdown stops the member. Returns once
+   * the data directory is open and the client URLs are bound; throws etcd's start-up errors. A
+   * member with peers runs what its peers address (Artery at its peer URL) in a small system of
+   * its own besides.
    */
-  public static EmbeddedEtcd start(EtcdConfig config, akka.actor.typed.ActorSystem<?> host) {
-    throw new UnsupportedOperationException("akka-etcd cannot run inside a host ActorSystem yet;"
-        + " use EmbeddedEtcd.start(config), which starts a system of its own");
+  public static EmbeddedEtcd start(EtcdConfig config, ActorSystem<?> host) {
+    EmbeddedEtcd etcd = new EmbeddedEtcd(config, Faults.NONE, java.util.Objects.requireNonNull(host, "host"));
+    etcd.run(etcd.startIncarnation());
+    return etcd;
+  }
+
+  private EtcdServer startIncarnation() {
+    return host == null ? EtcdServer.start(config.serverConfig(), config.settings(), faults)
+        : EtcdServer.startIn(host, config.serverConfig(), faults);
   }
 
   private void run(EtcdServer server) {
@@ -80,7 +97,8 @@ public final class EmbeddedEtcd implements AutoCloseable {
 
   private void onTerminated(EtcdServer server) {
     if (server.restartRequested() && !stopping) {
-      // Not on the stopped system's own threads: the next incarnation starts a system of its own.
+      // Not on the stopped system's own threads: the next incarnation starts a system of its own
+      // (or, in a host's system, waits for its actors to start).
       new Thread(this::restart, "akka-etcd-restart").start();
     } else if (server.stoppedOnRequest()) {
       terminated.complete(Done.getInstance());
@@ -93,7 +111,7 @@ public final class EmbeddedEtcd implements AutoCloseable {
   private void restart() {
     log.warn("restarting the member as a new Akka incarnation");
     try {
-      EtcdServer next = EtcdServer.start(config.serverConfig(), config.settings(), faults);
+      EtcdServer next = startIncarnation();
       run(next);
       if (stopping) {
         next.stop(); // stop() was called while it started

@@ -3,6 +3,7 @@ package io.akkaetcd.server;
 import akka.actor.typed.ActorSystem;
 import akka.http.javadsl.Http;
 import akka.http.javadsl.ServerBinding;
+import akka.http.javadsl.settings.ServerSettings;
 import akka.stream.Materializer;
 import io.akkaetcd.api.ClientRouter;
 import io.akkaetcd.api.ClientServices;
@@ -10,7 +11,6 @@ import io.akkaetcd.api.EtcdMember;
 import io.akkaetcd.api.GrpcServices;
 import java.net.InetSocketAddress;
 import java.net.URI;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -24,24 +24,24 @@ final class ClientListeners {
   private ClientListeners() {}
 
   /**
-   * Binds every --listen-client-urls to the gRPC services of {@code shared}; each binding unbinds
-   * in {@code system}'s CoordinatedShutdown. Throws etcd's start-up error for an address taken.
+   * Binds every --listen-client-urls to the gRPC services of {@code shared}, with {@code settings}
+   * (not the system's: it may be a host application's); the member's {@link MemberHome} unbinds
+   * them. Throws etcd's start-up error for an address taken.
    */
   static List<ServerBinding> bind(ServerConfig config, EtcdMember member, ClientServices shared,
-      ActorSystem<?> system) {
+      ActorSystem<?> system, ServerSettings settings) {
     ClientRouter router = new ClientRouter(GrpcServices.handlers(shared, config.maxRequestBytes(), system), member,
         shared.metrics(), Materializer.matFromSystem(system));
     List<ServerBinding> bindings = new ArrayList<>();
     for (URI url : config.listenClientUrls()) {
       ServerBinding binding;
       try {
-        binding = Http.get(system).newServerAt(url.getHost(), url.getPort()).bind(router)
+        binding = Http.get(system).newServerAt(url.getHost(), url.getPort()).withSettings(settings).bind(router)
             .toCompletableFuture().orTimeout(30, TimeUnit.SECONDS).join();
       } catch (java.util.concurrent.CompletionException e) {
         // Taken since ListenUrls.check found it free: say so in one line, as etcd would have.
         throw ListenUrls.bindFailed(new InetSocketAddress(url.getHost(), url.getPort()), e);
       }
-      binding.addToCoordinatedShutdown(Duration.ofSeconds(3), system);
       bindings.add(binding);
     }
     return List.copyOf(bindings);

@@ -1,7 +1,6 @@
 package io.akkaetcd.server;
 
 import io.akkaetcd.api.pipeline.Plugins;
-import akka.actor.CoordinatedShutdown;
 import akka.actor.typed.ActorSystem;
 import akka.actor.typed.DispatcherSelector;
 import akka.http.javadsl.ServerBinding;
@@ -54,7 +53,9 @@ public final class EtcdServer implements EtcdMember, AutoCloseable {
   private final KvStore store;
   /** The alarms raised in the cluster, as applied here. */
   private final Alarms alarms;
-  private final ActorSystem<Void> system;
+  private final ActorSystem<?> system;
+  /** Where the member's actors run (a system of its own, or a host's) and how they stop. */
+  private final MemberHome home;
   private final RaftInbox inbox;
   private final AtomicReference<RaftStatus> raftStatus;
   private final Proposals proposals;
@@ -69,8 +70,6 @@ public final class EtcdServer implements EtcdMember, AutoCloseable {
   private final AtomicBoolean failed;
   /** Completes once the actors are stopped and the store is closed. */
   final CompletableFuture<Void> stopped = new CompletableFuture<>();
-  /** The bound client listeners; set by {@link MemberBootstrap}. */
-  volatile List<ServerBinding> bindings = List.of();
   /** The client-facing services the client URLs serve; set before they are bound. */
   volatile ClientServices services;
   /** Run when the first client request was answered; set before the client URLs are bound. */
@@ -81,14 +80,15 @@ public final class EtcdServer implements EtcdMember, AutoCloseable {
   volatile CompletableFuture<Void> published = CompletableFuture.completedFuture(null);
 
   EtcdServer(ServerConfig config, Membership membership, MemberAttributes attributes, KvStore store, Alarms alarms,
-      ActorSystem<Void> system, RaftInbox inbox, Wait wait, AppliedIndexWait applied,
+      MemberHome home, RaftInbox inbox, Wait wait, AppliedIndexWait applied,
       AtomicReference<RaftStatus> raftStatus, AtomicBoolean failed, PeerAsk peers, PeerActivity links) {
     this.config = config;
     this.membership = membership;
     this.attributes = attributes;
     this.store = store;
     this.alarms = alarms;
-    this.system = system;
+    this.home = home;
+    this.system = home.system();
     this.inbox = inbox;
     this.raftStatus = raftStatus;
     this.failed = failed;
@@ -123,11 +123,22 @@ public final class EtcdServer implements EtcdMember, AutoCloseable {
     return MemberBootstrap.start(config, settings, faults, Plugins.NONE);
   }
 
+  /**
+   * As {@link #start(ServerConfig, Config, Faults)}, inside {@code host}: the member's actors run
+   * under a guardian of their own among the host's system actors, with the library's settings
+   * (akka-etcd.*) read from the host's config; stopping the member leaves the host running, and
+   * the host's CoordinatedShutdown stops the member. A member with peers gets a small system of
+   * its own for its peer side (Artery at its peer URL).
+   */
+  public static EtcdServer startIn(akka.actor.typed.ActorSystem<?> host, ServerConfig config, Faults faults) {
+    return MemberBootstrap.start(config, host.settings().config(), faults, Plugins.NONE, host);
+  }
+
   Proposals proposals() {
     return proposals;
   }
 
-  ActorSystem<Void> system() {
+  ActorSystem<?> system() {
     return system;
   }
 
@@ -190,7 +201,7 @@ public final class EtcdServer implements EtcdMember, AutoCloseable {
 
   /** The address each --listen-client-urls is bound to (the real port when 0 was asked). */
   public List<InetSocketAddress> clientAddresses() {
-    return bindings.stream().map(ServerBinding::localAddress).toList();
+    return home.bindings.stream().map(ServerBinding::localAddress).toList();
   }
 
   /**
@@ -214,7 +225,7 @@ public final class EtcdServer implements EtcdMember, AutoCloseable {
 
   /** Stops the member cleanly: unbind, stop the actors, close the store; completes when done. */
   public CompletionStage<Void> stop() {
-    CoordinatedShutdown.get(system).runAll(CoordinatedShutdown.unknownReason());
+    home.stop();
     return stopped;
   }
 

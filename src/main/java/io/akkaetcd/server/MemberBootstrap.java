@@ -5,8 +5,11 @@ import akka.actor.typed.ActorRef;
 import akka.actor.typed.ActorSystem;
 import akka.actor.typed.Behavior;
 import akka.actor.typed.DispatcherSelector;
+import akka.actor.typed.PostStop;
+import akka.actor.typed.javadsl.ActorContext;
 import akka.actor.typed.javadsl.Adapter;
 import akka.actor.typed.javadsl.Behaviors;
+import akka.http.javadsl.settings.ServerSettings;
 import com.typesafe.config.Config;
 import io.akkaetcd.alarm.Alarms;
 import io.akkaetcd.api.ClientServices;
@@ -36,6 +39,7 @@ import io.akkaetcd.raft.peer.PeerActivity;
 import io.akkaetcd.raft.peer.PeerGate;
 import io.akkaetcd.raft.peer.PeerTransport;
 import io.akkaetcd.raft.storage.JournalCheck;
+import io.akkaetcd.raft.storage.MemberPersistence;
 import io.akkaetcd.wait.AppliedIndexWait;
 import io.akkaetcd.wait.Wait;
 import io.akkaetcd.watch.WatchHub;
@@ -46,9 +50,11 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
+import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -81,6 +87,17 @@ final class MemberBootstrap {
    * metrics seams.
    */
   static EtcdServer start(ServerConfig config, Config settings, Faults faults, Plugins plugins) {
+    return start(config, settings, faults, plugins, null);
+  }
+
+  /**
+   * As {@link #start(ServerConfig, Config, Faults, Plugins)}, in {@code host} when not null: the
+   * member's actors run under a guardian of their own among the host's system actors
+   * ({@link MemberHome.Hosted}), its Raft log in a journal of its own ({@link MemberPersistence}),
+   * its listeners with HTTP/2 settings of their own, and what its peers address (Artery at its
+   * peer URL) in a small system of its own. {@code settings} is then the host's config.
+   */
+  static EtcdServer start(ServerConfig config, Config settings, Faults faults, Plugins plugins, ActorSystem<?> host) {
     if (java.util.concurrent.ForkJoinPool.getCommonPoolParallelism() < 2) {
       log.warn("the JDK common pool has 1 thread, so every gRPC request starts a thread of its own: "
           + "start the JVM with -D{}=2 (akka-etcd's Main sets it)", EtcdServer.COMMON_POOL_PARALLELISM);
@@ -99,6 +116,7 @@ final class MemberBootstrap {
     ClusterMembers bootstrap = joining ? ClusterJoin.fetch(config, settings) : config.bootstrapMembers();
     Membership membership = Membership.load(memberDir, MemberIdentity.loadOrRecord(memberDir, bootstrap));
     ClusterMembers members = membership.current();
+    boolean alone = PeerSide.peerUrls(members).isEmpty();
     MemberAttributes attributes = MemberAttributes.load(memberDir);
     JournalCheck.verifyOpens(memberDir.resolve("wal"));
     Path storeDir = memberDir.resolve("mvcc");
@@ -130,18 +148,20 @@ final class MemberBootstrap {
         config.heartbeatInterval(), config.electionTicks(), store::appliedIndex, store::appliedTerm,
         store::durableAppliedIndex, journalSnapshotEvents(config.snapshotCount()),
         (int) Math.min(RaftMember.CATCH_UP_ENTRIES, Math.max(1, config.snapshotCount())), store::installedIndex);
-    boolean alone = PeerSide.peerUrls(members).isEmpty();
+    CompletableFuture<Void> guardianStopped = new CompletableFuture<>();
+    MemberHome.Hosted hosted = host == null ? null : new MemberHome.Hosted(host, guardianStopped);
+    if (hosted != null) {
+      raftSettings = raftSettings.withPersistencePlugins(MemberPersistence.JOURNAL_PLUGIN_ID,
+          MemberPersistence.SNAPSHOT_PLUGIN_ID);
+    }
+    RaftMember.Settings raftMemberSettings = raftSettings;
+    CompletableFuture<EtcdServer> started = new CompletableFuture<>();
     PeerGate gate = faults.peerGate(() -> PeerSide.idsByName(membership, attributes));
     CompletableFuture<LeaseForwarding> leaseForwarding = new CompletableFuture<>();
     AtomicReference<PeerSide> peerSide = new AtomicReference<>();
     // A peer unheard for an election timeout is down, as a follower judges its leader.
     PeerActivity links = new PeerActivity(config.electionTimeout());
     Behavior<Void> guardian = Behaviors.setup(ctx -> {
-      akka.actor.ActorSystem classic = Adapter.toClassic(ctx.getSystem());
-      LeaseForwarding forwarding = new LeaseForwarding(lessor, keeper, status::get,
-          PeerSide.peerAsk(classic, membership, gate), config.electionTimeout().multipliedBy(2));
-      Adapter.actorOf(ctx, forwarding.endpointProps(), LeaseForwarding.ENDPOINT);
-      leaseForwarding.complete(forwarding);
       ActorRef<ApplierActor.Command> applier = ctx.spawn(
           ApplierActor.create(store, new RequestDispatch(kv, lessor, keeper, attributes, alarms,
                   // etcd promotes once the leader applied its term's first entry. Every member
@@ -151,61 +171,100 @@ final class MemberBootstrap {
                   term -> keeper.promoteOnce(term, lessor)), membership::apply, wait,
               applied, hub::committed), "applier",
           DispatcherSelector.fromConfig("akka-etcd.applier-dispatcher"));
-      Consumer<Message> send = m -> { };
-      if (!alone) {
-        PeerSide peers = new PeerSide(ctx, config, membership, gate, links, inbox, faults);
+      if (hosted != null) {
+        // In a host's system the Raft member's log goes to a journal of its own, on this data dir.
+        hosted.persistence = MemberPersistence.open(Adapter.toClassic(ctx.getSystem()),
+            ctx.getSelf().path().child("raft"), memberDir.resolve("wal"), memberDir.resolve("snap"),
+            OwnSystemConfig.of(settings).getConfig("akka.persistence"));
+      }
+      // What peers address runs where this member's Artery runs: in its own system, beside the
+      // rest; inside a host, in a small system of the member's own bound at its peer URL.
+      Function<ActorContext<?>, Consumer<Message>> peerFacing = peerCtx -> {
+        akka.actor.ActorSystem classic = Adapter.toClassic(peerCtx.getSystem());
+        LeaseForwarding forwarding = new LeaseForwarding(lessor, keeper, status::get,
+            PeerSide.peerAsk(classic, membership, gate), config.electionTimeout().multipliedBy(2));
+        Adapter.actorOf(peerCtx, forwarding.endpointProps(), LeaseForwarding.ENDPOINT);
+        leaseForwarding.complete(forwarding);
+        if (alone) {
+          return m -> { };
+        }
+        PeerSide peers = new PeerSide(peerCtx, config, membership, gate, links, inbox, faults);
         peerSide.set(peers);
         // Followers that need entries this log no longer holds get a snapshot of the state machine.
-        send = peers.sender(new ServerSnapshots(store, storeDir, membership, attributes, lessor, alarms, hub, applied,
+        return peers.sender(new ServerSnapshots(store, storeDir, membership, attributes, lessor, alarms, hub, applied,
             inbox, applier), inbox);
-      }
-      ActorRef<RaftMember.Command> raft = ctx.spawn(RaftMember.create(raftSettings, inbox, send,
+      };
+      Consumer<Message> send = hosted == null || alone ? peerFacing.apply(ctx)
+          : hosted.startPeerSystem(peerFacing, OwnSystemConfig.forMember(settings, memberDir,
+              peerSystemSettings(config, members)));
+      ActorRef<RaftMember.Command> raft = ctx.spawn(RaftMember.create(raftMemberSettings, inbox, send,
           entries -> applier.tell(new ApplierActor.Apply(entries)), wait::fail, status), "raft",
           DispatcherSelector.fromConfig("akka-etcd.raft-dispatcher"));
       raftRef.complete(raft);
       // A member without its raft actor or its applier cannot serve: stop it rather than hang.
       ctx.watch(raft);
       ctx.watch(applier);
+      startHousekeeping(ctx, config, store, lessor, keeper, status,
+          request -> started.thenCompose(server -> server.propose(request)));
       return Behaviors.receive(Void.class)
           .onSignal(akka.actor.typed.Terminated.class, t -> {
             log.error("{} stopped unexpectedly; stopping the member", t.getRef().path().name());
             failed.set(true);
             return Behaviors.stopped();
           })
+          .onSignal(PostStop.class, s -> {
+            guardianStopped.complete(null);
+            return Behaviors.same();
+          })
           .build();
     });
-    ActorSystem<Void> system;
+    MemberHome home;
     try {
-      system = ActorSystem.create(guardian, PeerTransport.SYSTEM, OwnSystemConfig.forMember(settings, memberDir,
-          alone ? Map.of() : PeerConfig.overrides(config, members, RaftMember.MAX_APPEND_BYTES)));
+      if (hosted == null) {
+        home = new MemberHome.Own(ActorSystem.create(guardian, PeerTransport.SYSTEM, OwnSystemConfig.forMember(settings,
+            memberDir, alone ? Map.of() : PeerConfig.overrides(config, members, RaftMember.MAX_APPEND_BYTES))));
+      } else {
+        hosted.spawn(guardian);
+        home = hosted;
+      }
     } catch (RuntimeException e) {
       store.close();
       throw e;
     }
-    raftRef.join(); // the member's actors exist before clients are served
-    EtcdServer server = new EtcdServer(config, membership, attributes, store, alarms, system, inbox, wait, applied,
-        status, failed, PeerSide.peerAsk(Adapter.toClassic(system), membership, gate), links);
+    ActorSystem<?> system = home.system();
+    guardianStopped.thenRun(() -> raftRef.completeExceptionally(
+        new IllegalStateException("the member's guardian stopped as it started (see the log)")));
+    try {
+      raftRef.join(); // the member's actors exist before clients are served
+    } catch (java.util.concurrent.CompletionException e) {
+      home.terminate();
+      store.close();
+      throw e;
+    }
+    EtcdServer server = new EtcdServer(config, membership, attributes, store, alarms, home, inbox, wait, applied,
+        status, failed, PeerSide.peerAsk(Adapter.toClassic(home.peerSystem()), membership, gate), links);
+    started.complete(server);
     if (!alone) {
-      peerSide.get().servePromotions(Adapter.toClassic(system), id -> server.raftStatus().isLeader()
+      peerSide.get().servePromotions(Adapter.toClassic(home.peerSystem()), id -> server.raftStatus().isLeader()
           ? server.promoteMember(id) : CompletableFuture.failedFuture(EtcdError.LEADER_CHANGED.exception()));
     }
     Proposals proposals = server.proposals();
-    system.scheduler().scheduleWithFixedDelay(Proposals.EXPIRY_SWEEP, Proposals.EXPIRY_SWEEP, proposals::expire,
-        system.executionContext());
-    restartOrStopOnMembership(server, system, membership, alone);
+    akka.actor.Cancellable expirySweep = system.scheduler().scheduleWithFixedDelay(Proposals.EXPIRY_SWEEP,
+        Proposals.EXPIRY_SWEEP, proposals::expire, system.executionContext());
+    restartOrStopOnMembership(server, home, membership, alone);
     if (!alone) {
       peerSide.get().onQuarantined(() -> {
         server.restartRequested.set(true);
-        system.terminate();
+        home.terminate();
       });
     }
-    system.getWhenTerminated().whenComplete((d, e) -> {
+    home.whenTerminated().whenComplete((d, e) -> {
+      expirySweep.cancel();
       proposals.failAll(EtcdError.STOPPED.exception());
       store.close();
       log.info("{} stopped; store closed", members.self());
       server.stopped.complete(null);
     });
-    startHousekeeping(server, system, config, store, lessor, keeper);
     // As etcd, every start publishes the name and client URLs of the flags (a new --name on an
     // old data dir renames the member); a member with peers serves once that is applied.
     server.published = attributes.whenRecorded(members.self().value(), config.name(),
@@ -228,10 +287,13 @@ final class MemberBootstrap {
       ClientServices services = ClientServices.create(server, kv, lessor, leaseForwarding.join(), hub, system,
           config.watchProgressNotifyInterval(), plugins);
       server.services = services;
-      server.bindings = ClientListeners.bind(config, server, services, system);
+      home.listening(ClientListeners.bind(config, server, services, system, listenerSettings(settings, system)));
     } catch (RuntimeException e) {
       server.close();
       throw e;
+    }
+    if (hosted != null) {
+      hosted.stopWithHost(server::stop, server.stopped);
     }
     if (!server.ready.isDone()) {
       log.info("{} listening on {}; serving clients once its name and client URLs are published",
@@ -247,38 +309,67 @@ final class MemberBootstrap {
    * Stops the member once it is removed from the cluster; restarts a member started alone once it
    * gets its first peer (it then needs the peer transport).
    */
-  private static void restartOrStopOnMembership(EtcdServer server, ActorSystem<Void> system, Membership membership,
+  private static void restartOrStopOnMembership(EtcdServer server, MemberHome home, Membership membership,
       boolean alone) {
+    ActorSystem<?> system = home.system();
     membership.onChange(m -> {
       if (m.selfMember().isEmpty()) {
         // etcd: "the member has been permanently removed from the cluster"
         log.warn("{} was removed from the cluster; stopping", m.self());
-        system.terminate();
+        home.terminate();
       } else if (alone && m.members().size() > 1 && !server.restartRequested.getAndSet(true)) {
         // A member started alone runs without the peer transport; its first peer needs one. It
         // restarts as a cluster member once the MemberAdd is answered (etcd's member add on a
         // single-member cluster, which then waits for the new member to start, as here).
         log.warn("{} got its first peer: restarting with the peer transport", m.self());
-        system.scheduler().scheduleOnce(Duration.ofMillis(500), system::terminate, system.executionContext());
+        system.scheduler().scheduleOnce(Duration.ofMillis(500), home::terminate, system.executionContext());
       }
     });
   }
 
+  /**
+   * The Akka settings of the peer system of a member with peers inside a host: its Artery; the
+   * host's shutdown, not the JVM's, stops it (with the member).
+   */
+  private static Map<String, Object> peerSystemSettings(ServerConfig config, ClusterMembers members) {
+    Map<String, Object> peer = new java.util.LinkedHashMap<>(PeerConfig.overrides(config, members,
+        RaftMember.MAX_APPEND_BYTES));
+    peer.put("akka.coordinated-shutdown.run-by-jvm-shutdown-hook", "off");
+    return peer;
+  }
+
+  /**
+   * The HTTP/2 settings of the client listeners, per binding: akka-etcd.own-actor-system.akka.http
+   * over the system's own, so that a host system's settings (HTTP/2 off, timeouts) do not apply.
+   * The per-connection wire layer (akka.http.http2-telemetry-class) is read from the system's
+   * config only: a host without it serves without that layer (docs/embedding.md, Limits).
+   */
+  private static ServerSettings listenerSettings(Config settings, ActorSystem<?> system) {
+    Config own = OwnSystemConfig.of(settings);
+    String hook = own.getString("akka.http.http2-telemetry-class");
+    Config systemConfig = system.settings().config();
+    if (!systemConfig.hasPath("akka.http.http2-telemetry-class")
+        || !systemConfig.getString("akka.http.http2-telemetry-class").equals(hook)) {
+      log.warn("the host system's config does not set akka.http.http2-telemetry-class = \"{}\": etcdctl's http://"
+          + " endpoints and clients that reset every finished call are not repaired (docs/wire.md)", hook);
+    }
+    return ServerSettings.create(own);
+  }
+
   /** The leader's periodic work through Raft: revoking expired leases, and auto-compaction if configured. */
-  private static void startHousekeeping(EtcdServer server, ActorSystem<Void> system, ServerConfig config,
-      MvccStore store, Lessor lessor, LeaseKeeper keeper) {
+  private static void startHousekeeping(ActorContext<?> guardian, ServerConfig config, MvccStore store, Lessor lessor,
+      LeaseKeeper keeper, AtomicReference<RaftStatus> status,
+      Function<InternalRaftRequest.Builder, CompletionStage<?>> propose) {
     CompactionPolicy policy = config.autoCompactionPolicy();
     if (policy != null) {
-      system.systemActorOf(AutoCompactor.create(policy, store::currentRevision,
-          () -> server.raftStatus().isLeader(),
-          rev -> server.propose(InternalRaftRequest.newBuilder()
-              .setCompaction(CompactionRequest.newBuilder().setRevision(rev)))),
-          "auto-compactor", akka.actor.typed.Props.empty());
+      guardian.spawn(AutoCompactor.create(policy, store::currentRevision, () -> status.get().isLeader(),
+          rev -> propose.apply(InternalRaftRequest.newBuilder()
+              .setCompaction(CompactionRequest.newBuilder().setRevision(rev)))), "auto-compactor");
     }
-    system.systemActorOf(LeaseExpiry.create(lessor, keeper, server::raftStatus,
-        id -> server.propose(InternalRaftRequest.newBuilder()
+    guardian.spawn(LeaseExpiry.create(lessor, keeper, status::get,
+        id -> propose.apply(InternalRaftRequest.newBuilder()
             .setLeaseRevoke(LeaseRevokeRequest.newBuilder().setID(id))),
-        checkpoints -> server.propose(InternalRaftRequest.newBuilder().setLeaseCheckpoint(checkpoints))),
-        "lease-expiry", akka.actor.typed.Props.empty());
+        checkpoints -> propose.apply(InternalRaftRequest.newBuilder().setLeaseCheckpoint(checkpoints))),
+        "lease-expiry");
   }
 }

@@ -114,16 +114,4 @@ class EmbeddedEtcdTest {
         .flag("no-such-flag", "1").build());
     assertEquals("flag provided but not defined: -no-such-flag", unknown.getMessage());
   }
-
-  @Test
-  void hostSystemModeRefusesRatherThanStartingItsOwn() {
-    akka.actor.typed.ActorSystem<Void> host = akka.actor.typed.ActorSystem.create(
-        akka.actor.typed.javadsl.Behaviors.empty(), "host");
-    try {
-      assertThrows(UnsupportedOperationException.class,
-          () -> EmbeddedEtcd.start(lone("x", tmp.resolve("host")).build(), host));
-    } finally {
-      host.terminate();
-    }
-  }
 }

@@ -32,6 +32,19 @@ final class EmbeddingExample {
     return member; // member.close() stops it; so does the JVM's exit
   }
 
+  /** "Inside your ActorSystem". */
+  static EmbeddedEtcd startInside(akka.actor.typed.ActorSystem<?> system) {
+    EtcdConfig config = EtcdConfig.builder()
+        .name("app1")
+        .dataDir("/var/lib/app/etcd")
+        .listenClientUrls("http://127.0.0.1:23790")
+        .advertiseClientUrls("http://127.0.0.1:23790")
+        .build();
+    EmbeddedEtcd member = EmbeddedEtcd.start(config, system); // its actors run in your system
+    member.ready().toCompletableFuture().join();
+    return member; // member.close() stops the member, not your system; your system's shutdown stops it too
+  }
+
   /** "Configuring from HOCON". */
   static EmbeddedEtcd startFromHocon() {
     // application.conf: akka-etcd { name = "app1", data-dir = "/var/lib/app/etcd",

@@ -90,15 +90,31 @@ public final class RaftMember
    * @param catchUpEntries applied entries kept in the log for followers that lag a little (etcd's
    *     SnapshotCatchUpEntries); one further behind is sent a snapshot of the state machine
    * @param installedIndex the index of the last leader's snapshot installed in the state machine, 0 if none
+   * @param journalPluginId the Akka Persistence journal plugin of the log ("": the system's default)
+   * @param snapshotPluginId the snapshot store plugin of the log's snapshots ("": the system's default)
    */
   public record Settings(long memberId, List<Long> voters, List<Long> learners, Duration heartbeatInterval, int electionTicks,
                          LongSupplier appliedIndex, LongSupplier appliedTerm, LongSupplier durableAppliedIndex,
-                         int snapshotEveryEvents, int catchUpEntries, LongSupplier installedIndex) {
+                         int snapshotEveryEvents, int catchUpEntries, LongSupplier installedIndex,
+                         String journalPluginId, String snapshotPluginId) {
+    public Settings(long memberId, List<Long> voters, List<Long> learners, Duration heartbeatInterval, int electionTicks,
+        LongSupplier appliedIndex, LongSupplier appliedTerm, LongSupplier durableAppliedIndex,
+        int snapshotEveryEvents, int catchUpEntries, LongSupplier installedIndex) {
+      this(memberId, voters, learners, heartbeatInterval, electionTicks, appliedIndex, appliedTerm, durableAppliedIndex,
+          snapshotEveryEvents, catchUpEntries, installedIndex, "", "");
+    }
+
     public Settings(long memberId, List<Long> voters, List<Long> learners, Duration heartbeatInterval, int electionTicks,
         LongSupplier appliedIndex, LongSupplier appliedTerm, LongSupplier durableAppliedIndex,
         int snapshotEveryEvents, int catchUpEntries) {
       this(memberId, voters, learners, heartbeatInterval, electionTicks, appliedIndex, appliedTerm, durableAppliedIndex,
           snapshotEveryEvents, catchUpEntries, () -> 0);
+    }
+
+    /** These settings with the journal and snapshot store plugins at these ids ("" is the system's default). */
+    public Settings withPersistencePlugins(String journal, String snapshots) {
+      return new Settings(memberId, voters, learners, heartbeatInterval, electionTicks, appliedIndex, appliedTerm,
+          durableAppliedIndex, snapshotEveryEvents, catchUpEntries, installedIndex, journal, snapshots);
     }
   }
 
@@ -183,6 +199,16 @@ public final class RaftMember
     this.applier = applier;
     this.failProposal = failProposal;
     this.status = status;
+  }
+
+  @Override
+  public String journalPluginId() {
+    return settings.journalPluginId();
+  }
+
+  @Override
+  public String snapshotPluginId() {
+    return settings.snapshotPluginId();
   }
 
   @Override
