@@ -128,8 +128,10 @@ public final class ClientRouter implements Function<HttpRequest, CompletionStage
     };
   }
 
+  /** Go's http.NotFound, with the header http.Error adds. */
   private static HttpResponse notFound() {
     return HttpResponse.create().withStatus(StatusCodes.NOT_FOUND)
+        .addHeader(RawHeader.create("X-Content-Type-Options", "nosniff"))
         .withEntity(HttpEntities.create(ContentTypes.TEXT_PLAIN_UTF8, "404 page not found\n"));
   }
 

@@ -90,7 +90,14 @@ public final class JsonGateway implements Function<HttpRequest, CompletionStage<
           return error(Status.INVALID_ARGUMENT.withDescription(e.getMessage()));
         }
       });
-      case BIDI_STREAM -> CompletableFuture.completedFuture(streamed(method.open(call, requests(req, method))));
+      // A held-open stream answers as its requests come; any other reads its whole body first, so that
+      // its answer does not start before the request ends (Akka HTTP then closes an HTTP/1.1
+      // connection instead of keeping it alive).
+      case BIDI_STREAM -> HELD_OPEN.contains(name)
+          ? CompletableFuture.completedFuture(streamed(method.open(call,
+              requests(req.entity().withoutSizeLimit().getDataBytes(), method).concat(Source.never()))))
+          : body(req).thenApply(json -> streamed(method.open(call,
+              requests(Source.single(ByteString.fromString(json)), method))));
     };
   }
 
@@ -117,10 +124,10 @@ public final class JsonGateway implements Function<HttpRequest, CompletionStage<
 
   /**
    * A stream's requests: the body's successive JSON objects. As grpc-gateway's handler, the first
-   * malformed one ends the requests (it logs and stops reading); a watch then stays open.
+   * malformed one ends the requests (it logs and stops reading).
    */
-  private Source<Message, NotUsed> requests(HttpRequest req, PipelineMethod method) {
-    Source<Message, NotUsed> body = req.entity().withoutSizeLimit().getDataBytes()
+  private <M> Source<Message, NotUsed> requests(Source<ByteString, M> body, PipelineMethod method) {
+    return body
         .via(JsonFraming.objectScanner(maxBodyBytes))
         .map(bytes -> parsed(method, bytes.utf8String()))
         .takeWhile(Optional::isPresent)
@@ -128,7 +135,6 @@ public final class JsonGateway implements Function<HttpRequest, CompletionStage<
         .recoverWithRetries(1, new PFBuilder<Throwable, Source<Message, NotUsed>>()
             .matchAny(e -> Source.empty()).build())
         .mapMaterializedValue(m -> NotUsed.getInstance());
-    return HELD_OPEN.contains(method.name()) ? body.concat(Source.never()) : body;
   }
 
   private static HttpResponse streamed(Source<Message, NotUsed> responses) {
