@@ -9,8 +9,8 @@ import java.net.InetSocketAddress;
 
 /**
  * A call through the gateway. Its metadata is what grpc-gateway forwards: the
- * {@code Authorization} header (etcd's auth reads it as the token) and headers prefixed
- * {@code Grpc-Metadata-}.
+ * {@code Authorization} header as {@code authorization} (etcd's auth reads the token there when
+ * a call has no {@code token}) and headers prefixed {@code Grpc-Metadata-}.
  */
 final class GatewayCall extends Call {
   private final HttpRequest request;
@@ -22,7 +22,7 @@ final class GatewayCall extends Call {
 
   @Override
   public String metadata(String key) {
-    String header = key.equals("token") || key.equals("authorization") ? "authorization" : "grpc-metadata-" + key;
+    String header = key.equals("authorization") ? "authorization" : "grpc-metadata-" + key;
     return request.getHeader(header).map(HttpHeader::value).orElse(null);
   }
 

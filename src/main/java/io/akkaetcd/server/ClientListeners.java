@@ -34,7 +34,7 @@ final class ClientListeners {
     Materializer mat = Materializer.matFromSystem(system);
     JsonGateway gateway = new JsonGateway(GrpcServices.pipelineMethods(grpc), config.maxRequestBytes(), mat);
     ClientRouter router = new ClientRouter(grpc, member, shared.metrics(),
-        new ClientRouter.Mount(JsonGateway::serves, gateway), mat);
+        config.grpcGateway() ? new ClientRouter.Mount(JsonGateway::serves, gateway) : null, mat);
     List<ServerBinding> bindings = new ArrayList<>();
     for (URI url : config.listenClientUrls()) {
       ServerBinding binding;

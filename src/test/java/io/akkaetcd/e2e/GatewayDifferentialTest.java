@@ -180,6 +180,20 @@ class GatewayDifferentialTest {
     }
   }
 
+  /** With --enable-grpc-gateway=false both answer the gateway's paths as any unknown path. */
+  @Test
+  void gatewayTurnedOffAnswersNotFound() {
+    String peer = "http://127.0.0.1:" + Ports.free();
+    List<String> off = List.of("--enable-grpc-gateway=false");
+    try (ServerProcess e = ServerProcess.start(ServerProcess.Kind.ETCD, peer, off);
+         ServerProcess a = ServerProcess.start(ServerProcess.Kind.AKKA_ETCD, peer, off)) {
+      Step range = post("/v3/kv/range", "{\"key\":\"Zm9v\"}");
+      String expected = answer(e, range);
+      assertTrue(expected.startsWith("404 "), expected);
+      assertEquals(expected, answer(a, range));
+    }
+  }
+
   /** Status, key headers and body, normalized as the class doc says. */
   private static String answer(ServerProcess server, Step step) {
     HttpResponse<String> r = send(server, step);
