@@ -72,7 +72,7 @@ class PatroniFailoverTest {
     try {
       owned(dir);
       nodes.get(0).start();
-      Node first = awaitLeader(nodes, Duration.ofSeconds(90));
+      Node first = awaitLeader(nodes, Duration.ofSeconds(180)); // initdb and bootstrap
       assertEquals("node1", first.name, "the only node bootstraps and leads");
       nodes.get(1).start();
       nodes.get(1).awaitReplica(Duration.ofSeconds(90));
@@ -122,7 +122,8 @@ class PatroniFailoverTest {
     Node(Path dir, String scope, String name, String etcdHosts) throws IOException {
       this.name = name;
       this.config = dir.resolve(name + ".yml");
-      this.log = dir.resolve(name + ".log");
+      // outside dir, which is deleted at the end: the log is shown if the test fails
+      this.log = Files.createTempFile("patroni-" + name, ".log");
       this.dataDir = dir.resolve(name + "-data");
       Files.writeString(config, String.join("\n",
           "scope: " + scope,
@@ -158,6 +159,7 @@ class PatroniFailoverTest {
 
     void start() throws IOException {
       owned(config.getParent());
+      owned(log);
       process = new ProcessBuilder(asPostgres(List.of("patroni", config.toString())))
           .redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile())).start();
     }
