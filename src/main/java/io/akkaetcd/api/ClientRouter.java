@@ -31,6 +31,11 @@ public final class ClientRouter implements Function<HttpRequest, CompletionStage
   private final Materializer materializer;
   /** The member's metrics for GET /metrics; null serves no /metrics. */
   private final EtcdMetrics metrics;
+  /** Plain HTTP paths served by another transport (the JSON gateway); null: none. */
+  private final Mount mount;
+
+  /** A transport mounted on the client URL: it answers every plain HTTP request whose path it takes. */
+  public record Mount(java.util.function.Predicate<String> paths, Function<HttpRequest, CompletionStage<HttpResponse>> handler) {}
 
   /** @param services handlers by full gRPC service name (e.g. {@code etcdserverpb.KV}) */
   public ClientRouter(Map<String, Function<HttpRequest, CompletionStage<HttpResponse>>> services,
@@ -41,6 +46,13 @@ public final class ClientRouter implements Function<HttpRequest, CompletionStage
   /** As above, also serving {@code metrics} on {@code /metrics} as etcd does. */
   public ClientRouter(Map<String, Function<HttpRequest, CompletionStage<HttpResponse>>> services,
       EtcdMember member, EtcdMetrics metrics, Materializer materializer) {
+    this(services, member, metrics, null, materializer);
+  }
+
+  /** As above, also handing the paths of {@code mount} to it. */
+  public ClientRouter(Map<String, Function<HttpRequest, CompletionStage<HttpResponse>>> services,
+      EtcdMember member, EtcdMetrics metrics, Mount mount, Materializer materializer) {
+    this.mount = mount;
     this.services = Map.copyOf(services);
     this.member = member;
     this.metrics = metrics;
@@ -87,10 +99,24 @@ public final class ClientRouter implements Function<HttpRequest, CompletionStage
    * body is read: an HTTP/1.1 answer sent before it (Patroni sends "{}" with GET /version) makes
    * Akka HTTP close the connection instead of keeping it alive.
    */
-  private CompletionStage<HttpResponse> http(HttpRequest req) {
+  private CompletionStage<HttpResponse> http(HttpRequest req) throws Exception {
+    if (req.method().equals(akka.http.javadsl.model.HttpMethods.OPTIONS)) {
+      // etcd's accessController: a CORS preflight is answered 200 on any path
+      return req.discardEntityBytes(materializer).completionStage()
+          .thenApply(done -> HttpResponse.create().addHeaders(CORS));
+    }
+    if (mount != null && mount.paths().test(req.getUri().path())) {
+      return mount.handler().apply(req).thenApply(resp -> resp.addHeaders(CORS));
+    }
     return member.ready().thenCompose(ready -> req.discardEntityBytes(materializer).completionStage())
-        .thenApply(done -> http(req.getUri().path(), req));
+        .thenApply(done -> http(req.getUri().path(), req).addHeaders(CORS));
   }
+
+  /** etcd's CORS headers on every plain HTTP answer, for its default --cors "*". */
+  private static final List<HttpHeader> CORS = List.of(
+      RawHeader.create("Access-Control-Allow-Headers", "accept, content-type, authorization"),
+      RawHeader.create("Access-Control-Allow-Methods", "POST, GET, OPTIONS, PUT, DELETE"),
+      RawHeader.create("Access-Control-Allow-Origin", "*"));
 
   private HttpResponse http(String path, HttpRequest req) {
     return switch (path) {
@@ -102,8 +128,10 @@ public final class ClientRouter implements Function<HttpRequest, CompletionStage
     };
   }
 
+  /** Go's http.NotFound, with the header http.Error adds. */
   private static HttpResponse notFound() {
     return HttpResponse.create().withStatus(StatusCodes.NOT_FOUND)
+        .addHeader(RawHeader.create("X-Content-Type-Options", "nosniff"))
         .withEntity(HttpEntities.create(ContentTypes.TEXT_PLAIN_UTF8, "404 page not found\n"));
   }
 

@@ -11,7 +11,7 @@ import java.net.InetSocketAddress;
  * A gRPC call: its metadata is the request's headers, read only when a stage asks; its peer is
  * known when Akka HTTP adds the remote address to requests ({@code remote-address-attribute}).
  */
-final class GrpcCall extends Call {
+public final class GrpcCall extends Call {
   private final HttpRequest request;
 
   GrpcCall(String method, HttpRequest request) {
@@ -26,6 +26,11 @@ final class GrpcCall extends Call {
 
   @Override
   public InetSocketAddress peer() {
+    return peer(request);
+  }
+
+  /** The address a request came from, if Akka HTTP added it ({@code remote-address-attribute}). */
+  public static InetSocketAddress peer(HttpRequest request) {
     return request.getAttribute(AttributeKeys.remoteAddress)
         .flatMap(remote -> remote.getAddress().map(ip -> new InetSocketAddress(ip, remote.getPort())))
         .orElse(null);

@@ -22,7 +22,7 @@ final class GrpcMetricsObserver implements CallObserver {
 
   @Override
   public void started(Call call) {
-    if (call.transport() == Transport.GRPC) {
+    if (call.transport() != Transport.IN_PROCESS) {
       metrics.started(call.method());
       if (isUnary(call)) {
         metrics.received(call.method());
@@ -32,7 +32,7 @@ final class GrpcMetricsObserver implements CallObserver {
 
   @Override
   public void finished(Call call, ErrorCode code, Throwable failure) {
-    if (call.transport() == Transport.GRPC) {
+    if (call.transport() != Transport.IN_PROCESS) {
       if (code == ErrorCode.OK && isUnary(call)) {
         metrics.sent(call.method());
       }

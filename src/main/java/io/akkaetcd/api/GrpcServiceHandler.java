@@ -120,15 +120,17 @@ public final class GrpcServiceHandler implements Function<HttpRequest, Completio
   }
 
   private final Map<String, Method> methods;
+  private final Map<String, PipelineMethod> pipelineMethods;
   private final Pipeline pipeline;
   private final Materializer materializer;
   private final ClassicActorSystemProvider system;
   private final akka.japi.Function<ActorSystem, akka.japi.Function<Throwable, Trailers>> errors =
       GrpcExceptionHandler.defaultMapper();
 
-  private GrpcServiceHandler(Map<String, Method> methods, Pipeline pipeline, Materializer materializer,
-      ClassicActorSystemProvider system) {
+  private GrpcServiceHandler(Map<String, Method> methods, Map<String, PipelineMethod> pipelineMethods,
+      Pipeline pipeline, Materializer materializer, ClassicActorSystemProvider system) {
     this.methods = Map.copyOf(methods);
+    this.pipelineMethods = Map.copyOf(pipelineMethods);
     this.pipeline = pipeline;
     this.materializer = materializer;
     this.system = system;
@@ -143,6 +145,9 @@ public final class GrpcServiceHandler implements Function<HttpRequest, Completio
   public static final class Builder {
     private final String service;
     private final Map<String, Method> methods = new HashMap<>();
+    /** The same methods for other transports, made once the pipeline is known. */
+    private final java.util.List<java.util.function.Function<Pipeline, PipelineMethod>> forPipeline =
+        new java.util.ArrayList<>();
     private int receiveLimit = Integer.MAX_VALUE;
     private EtcdMetrics metrics;
 
@@ -167,8 +172,9 @@ public final class GrpcServiceHandler implements Function<HttpRequest, Completio
 
     public <Q, R> Builder method(String name, ProtobufSerializer<Q> in, ProtobufSerializer<R> out,
         java.util.function.Function<Q, CompletionStage<R>> call) {
-      methods.put(name, new Unary<>(Methods.of(service, name), parsing(counted(in, null), receiveLimit),
-          counted(out, null), call));
+      String method = Methods.of(service, name);
+      methods.put(name, new Unary<>(method, parsing(counted(in, null), receiveLimit), counted(out, null), call));
+      forPipeline.add(pipeline -> PipelineMethod.unary(method, in, pipeline, call));
       return this;
     }
 
@@ -193,6 +199,7 @@ public final class GrpcServiceHandler implements Function<HttpRequest, Completio
         java.util.function.Function<Source<Q, NotUsed>, Source<R, NotUsed>> call) {
       String method = Methods.of(service, name);
       methods.put(name, new Stream<>(method, counted(in, method), counted(out, method), false, call));
+      forPipeline.add(pipeline -> PipelineMethod.stream(method, false, in, pipeline, call));
       return this;
     }
 
@@ -200,14 +207,27 @@ public final class GrpcServiceHandler implements Function<HttpRequest, Completio
     public <Q, R> Builder serverStream(String name, ProtobufSerializer<Q> in, ProtobufSerializer<R> out,
         java.util.function.Function<Q, Source<R, NotUsed>> call) {
       String method = Methods.of(service, name);
-      methods.put(name, new Stream<Q, R>(method, counted(in, method), counted(out, method), true,
-          requests -> requests.take(1).flatMapConcat(call::apply)));
+      java.util.function.Function<Source<Q, NotUsed>, Source<R, NotUsed>> one =
+          requests -> requests.take(1).flatMapConcat(call::apply);
+      methods.put(name, new Stream<Q, R>(method, counted(in, method), counted(out, method), true, one));
+      forPipeline.add(pipeline -> PipelineMethod.stream(method, true, in, pipeline, one));
       return this;
     }
 
     public GrpcServiceHandler build(Pipeline pipeline, Materializer materializer, ClassicActorSystemProvider system) {
-      return new GrpcServiceHandler(methods, pipeline, materializer, system);
+      Map<String, PipelineMethod> direct = new HashMap<>();
+      forPipeline.stream().map(f -> f.apply(pipeline)).filter(java.util.Objects::nonNull)
+          .forEach(m -> direct.put(m.name(), m));
+      return new GrpcServiceHandler(methods, direct, pipeline, materializer, system);
     }
+  }
+
+  /**
+   * The service's methods by full name ({@code /etcdserverpb.KV/Range}) for a transport without
+   * gRPC framing: the same services through the same pipeline.
+   */
+  public Map<String, PipelineMethod> pipelineMethods() {
+    return pipelineMethods;
   }
 
   @Override

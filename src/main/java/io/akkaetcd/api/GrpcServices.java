@@ -128,4 +128,19 @@ public final class GrpcServices {
         .build(pipeline, mat, system));
     return services;
   }
+
+  /**
+   * The methods of {@code handlers} by full gRPC name, for a transport without gRPC framing
+   * (the JSON gateway): every method registered above, through the same pipeline.
+   */
+  public static Map<String, PipelineMethod> pipelineMethods(
+      Map<String, Function<HttpRequest, CompletionStage<HttpResponse>>> handlers) {
+    Map<String, PipelineMethod> methods = new LinkedHashMap<>();
+    handlers.values().forEach(h -> {
+      if (h instanceof GrpcServiceHandler service) {
+        methods.putAll(service.pipelineMethods());
+      }
+    });
+    return methods;
+  }
 }

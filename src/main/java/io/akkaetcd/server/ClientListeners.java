@@ -9,6 +9,7 @@ import io.akkaetcd.api.ClientRouter;
 import io.akkaetcd.api.ClientServices;
 import io.akkaetcd.api.EtcdMember;
 import io.akkaetcd.api.GrpcServices;
+import io.akkaetcd.gateway.JsonGateway;
 import java.net.InetSocketAddress;
 import java.net.URI;
 import java.util.ArrayList;
@@ -17,8 +18,8 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * A member's client listeners: etcd's gRPC services (KV, Watch, Lease, Cluster, Maintenance,
- * Health) served over cleartext HTTP/2 by Akka HTTP on each --listen-client-urls, all routed
- * through one {@link ClientRouter}.
+ * Health) served over cleartext HTTP/2 by Akka HTTP on each --listen-client-urls, and etcd's
+ * JSON gateway ({@link JsonGateway}) on the same URLs, all routed through one {@link ClientRouter}.
  */
 final class ClientListeners {
   private ClientListeners() {}
@@ -30,8 +31,11 @@ final class ClientListeners {
    */
   static List<ServerBinding> bind(ServerConfig config, EtcdMember member, ClientServices shared,
       ActorSystem<?> system, ServerSettings settings) {
-    ClientRouter router = new ClientRouter(GrpcServices.handlers(shared, config.maxRequestBytes(), system), member,
-        shared.metrics(), Materializer.matFromSystem(system));
+    var grpc = GrpcServices.handlers(shared, config.maxRequestBytes(), system);
+    Materializer mat = Materializer.matFromSystem(system);
+    JsonGateway gateway = new JsonGateway(GrpcServices.pipelineMethods(grpc), config.maxRequestBytes(), mat);
+    ClientRouter router = new ClientRouter(grpc, member, shared.metrics(),
+        config.grpcGateway() ? new ClientRouter.Mount(JsonGateway::serves, gateway) : null, mat);
     List<ServerBinding> bindings = new ArrayList<>();
     for (URI url : config.listenClientUrls()) {
       ServerBinding binding;

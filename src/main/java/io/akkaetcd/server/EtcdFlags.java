@@ -18,7 +18,6 @@ import java.util.List;
 final class EtcdFlags {
   static final String TLS = "TLS (issue #26)";
   static final String AUTH = "auth (issue #27)";
-  static final String GATEWAY = "the JSON gateway (issue #28)";
   static final String METRICS = "/metrics (issue #29)";
   static final String CORRUPT = "corruption checks (issue #30)";
   static final String CHECKPOINTS = "persisted lease checkpoints (issue #31)";
@@ -201,7 +200,7 @@ final class EtcdFlags {
         "A YAML file of settings (keys as the flags' names); the other flags and ETCD_* variables are then ignored.");
     on("version", "false", FlagType.BOOL, "Print the version and exit.");
     on("log-output", "default", FlagType.STRING, "Old name of --log-outputs.");
-    refused("enable-grpc-gateway", "true", FlagType.BOOL, "Serve the JSON gateway under /v3/.", TRUE, GATEWAY);
+    on("enable-grpc-gateway", "true", FlagType.BOOL, "Serve the JSON gateway under /v3/.");
     refused("experimental-enable-lease-checkpoint-persist", "false", FlagType.BOOL,
         "Keep checkpointed lease TTLs across restarts.", TRUE, CHECKPOINTS);
     ignored("unsafe-no-fsync", "false", FlagType.BOOL, "Write without fsync.", TRUE,

@@ -37,7 +37,8 @@ public record ServerConfig(
     Duration watchProgressNotifyInterval,
     String logLevel,
     boolean strictReconfigCheck,
-    boolean leaseCheckpoint) {
+    boolean leaseCheckpoint,
+    boolean grpcGateway) {
 
   /** etcd's default backend quota when --quota-backend-bytes is 0 (2 GiB). */
   public static final long DEFAULT_QUOTA_BYTES = 2L * 1024 * 1024 * 1024;
@@ -83,7 +84,8 @@ public record ServerConfig(
             "experimental-watch-progress-notify-interval"),
         v.get("log-level"),
         !"false".equals(v.get("strict-reconfig-check")),
-        "true".equals(v.get("experimental-enable-lease-checkpoint")));
+        "true".equals(v.get("experimental-enable-lease-checkpoint")),
+        !"false".equals(v.get("enable-grpc-gateway")));
     c.autoCompactionPolicy(); // refuses a malformed retention at start, as etcd does
     if (!c.initialCluster.containsKey(c.name)) {
       throw new FlagException("couldn't find local name \"" + c.name + "\" in the initial cluster configuration");
@@ -114,7 +116,7 @@ public record ServerConfig(
     return new ServerConfig(name, dataDir, List.of(), advertiseClientUrls, listenPeerUrls, initialAdvertisePeerUrls,
         initialCluster, initialClusterState, initialClusterToken, maxRequestBytes, maxTxnOps, quotaBackendBytes,
         snapshotCount, heartbeatInterval, electionTimeout, autoCompactionMode, autoCompactionRetention,
-        watchProgressNotifyInterval, logLevel, strictReconfigCheck, leaseCheckpoint);
+        watchProgressNotifyInterval, logLevel, strictReconfigCheck, leaseCheckpoint, grpcGateway);
   }
 
   /** The election timeout in heartbeat ticks (etcd's ElectionTicks). */

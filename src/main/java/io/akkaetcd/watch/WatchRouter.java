@@ -242,8 +242,9 @@ public final class WatchRouter extends AbstractBehavior<WatchRouter.Command> {
         Watch w = it.next();
         // etcd's syncWatchers: only a start below the compaction revision is lost; the
         // compaction revision itself is still readable.
+        // Its header has no revision: etcd sends this response with Revision 0 (watchable_store.go).
         if (w.next < compacted) {
-          control.add(response(w.id).setCanceled(true).setCompactRevision(compacted).build());
+          control.add(response(w.id, 0).setCanceled(true).setCompactRevision(compacted).build());
           it.remove();
         }
       }

@@ -135,7 +135,7 @@ class FlagsTest {
     String[][] on = {
         {"--cert-file=/c.pem", "TLS (issue #26)"}, {"--peer-auto-tls", "TLS (issue #26)"},
         {"--cipher-suites=TLS_AES_128_GCM_SHA256", "TLS (issue #26)"},
-        {"--auth-token=jwt,pub-key=k", "auth (issue #27)"}, {"--enable-grpc-gateway", "the JSON gateway (issue #28)"},
+        {"--auth-token=jwt,pub-key=k", "auth (issue #27)"},
         {"--metrics=extensive", "/metrics (issue #29)"}, {"--listen-metrics-urls=http://127.0.0.1:9", "/metrics (issue #29)"},
         {"--experimental-initial-corrupt-check", "corruption checks (issue #30)"},
         {"--experimental-corrupt-check-time=1m", "corruption checks (issue #30)"},
@@ -150,8 +150,6 @@ class FlagsTest {
           e.getMessage());
       assertFalse(e.report().strip().contains("\n"), "one line: " + e.report());
     }
-    assertEquals("--enable-grpc-gateway='true' needs the JSON gateway (issue #28), which akka-etcd does not have;"
-        + " leave the flag out or give it 'false'", refused(Map.of(), "--enable-grpc-gateway=true").getMessage());
     assertTrue(refused(Map.of("ETCD_TRUSTED_CA_FILE", "/ca.pem")).getMessage().contains("TLS (issue #26)"));
   }
 

@@ -1,0 +1,165 @@
+package io.akkaetcd.gateway;
+
+import akka.NotUsed;
+import akka.http.javadsl.model.ContentTypes;
+import akka.http.javadsl.model.HttpEntities;
+import akka.http.javadsl.model.HttpMethods;
+import akka.http.javadsl.model.HttpRequest;
+import akka.http.javadsl.model.HttpResponse;
+import akka.http.javadsl.model.headers.RawHeader;
+import akka.japi.function.Function;
+import akka.japi.pf.PFBuilder;
+import akka.stream.Materializer;
+import akka.stream.javadsl.JsonFraming;
+import akka.stream.javadsl.Source;
+import akka.util.ByteString;
+import com.google.protobuf.InvalidProtocolBufferException;
+import com.google.protobuf.Message;
+import io.akkaetcd.api.PipelineMethod;
+import io.grpc.Status;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+
+/**
+ * etcd's JSON gateway on a client URL ({@code /v3/...}, {@code /v3beta/...}): each path of
+ * {@link GatewayPaths} calls the method the gRPC transport registered under that name
+ * ({@link PipelineMethod}), so it runs through the member's one pipeline (readiness, learner,
+ * leader and auth stages, metrics) and fails with the gRPC call's status. A unary call reads the
+ * whole body as one JSON request and answers one JSON object; a stream reads successive JSON
+ * objects from the body and answers a chunk {@code {"result":...}\n} per message, flushed, and a
+ * failure as a last {@code {"error":{...}}} chunk. Thread-safe; one per member.
+ */
+public final class JsonGateway implements Function<HttpRequest, CompletionStage<HttpResponse>> {
+  /**
+   * Streams that outlive the request body: etcd's watch server ignores the client's half-close (its
+   * recvLoop returns on EOF and the stream stays open until the client goes), while LeaseKeepAlive
+   * ends after answering every request.
+   */
+  private static final Set<String> HELD_OPEN = Set.of("/etcdserverpb.Watch/Watch");
+  private static final long BODY_TIMEOUT_MILLIS = 60_000;
+  private static final RawHeader GRPC_CONTENT_TYPE = RawHeader.create("Grpc-Metadata-Content-Type", "application/grpc");
+
+  private final Map<String, PipelineMethod> methods;
+  private final int maxBodyBytes;
+  private final Materializer materializer;
+
+  /**
+   * @param methods the member's methods by full gRPC name, as its gRPC transport registered them
+   * @param maxRequestBytes etcd's --max-request-bytes: a request's JSON may take twice that and more
+   *     (base64), so a body is refused only past twice it plus grpc-go's receive overhead
+   */
+  public JsonGateway(Map<String, PipelineMethod> methods, int maxRequestBytes, Materializer materializer) {
+    this.methods = Map.copyOf(methods);
+    this.maxBodyBytes = (int) Math.min(Integer.MAX_VALUE, 2L * maxRequestBytes + (1 << 20));
+    this.materializer = materializer;
+  }
+
+  /** Whether the gateway answers {@code path} (else the client URL's other routes do). */
+  public static boolean serves(String path) {
+    return GatewayPaths.mounted(path);
+  }
+
+  @Override
+  public CompletionStage<HttpResponse> apply(HttpRequest req) {
+    String name = GatewayPaths.METHODS.get(GatewayPaths.canonical(req.getUri().path()));
+    if (name == null) {
+      return plain(req, 404, "Not Found\n");
+    }
+    if (!req.method().equals(HttpMethods.POST)) {
+      return plain(req, 405, "Method Not Allowed\n");
+    }
+    PipelineMethod method = methods.get(name);
+    if (method == null) {
+      int slash = name.indexOf('/', 1);
+      String service = name.substring(1, slash);
+      String message = methods.keySet().stream().anyMatch(m -> m.startsWith("/" + service + "/"))
+          ? "unknown method " + name.substring(slash + 1) + " for service " + service : "unknown service " + service;
+      return req.discardEntityBytes(materializer).completionStage()
+          .thenApply(done -> error(Status.UNIMPLEMENTED.withDescription(message)));
+    }
+    GatewayCall call = new GatewayCall(name, req);
+    return switch (method.kind()) {
+      case UNARY -> body(req).thenCompose(json -> unary(method, call, json));
+      case SERVER_STREAM -> body(req).thenApply(json -> {
+        try {
+          return streamed(method.open(call, Source.single(JsonMapping.parse(json, method.newRequest()))));
+        } catch (InvalidProtocolBufferException | RuntimeException e) {
+          return error(Status.INVALID_ARGUMENT.withDescription(e.getMessage()));
+        }
+      });
+      // A held-open stream answers as its requests come; any other reads its whole body first, so that
+      // its answer does not start before the request ends (Akka HTTP then closes an HTTP/1.1
+      // connection instead of keeping it alive).
+      case BIDI_STREAM -> HELD_OPEN.contains(name)
+          ? CompletableFuture.completedFuture(streamed(method.open(call,
+              requests(req.entity().withoutSizeLimit().getDataBytes(), method).concat(Source.never()))))
+          : body(req).thenApply(json -> streamed(method.open(call,
+              requests(Source.single(ByteString.fromString(json)), method))));
+    };
+  }
+
+  private CompletionStage<HttpResponse> unary(PipelineMethod method, GatewayCall call, String json) {
+    Message request;
+    try {
+      request = JsonMapping.parse(json, method.newRequest());
+    } catch (InvalidProtocolBufferException | RuntimeException e) {
+      return CompletableFuture.completedFuture(error(Status.INVALID_ARGUMENT.withDescription(e.getMessage())));
+    }
+    return method.call(call, request).handle((response, failure) -> failure == null
+        ? HttpResponse.create().addHeader(GRPC_CONTENT_TYPE)
+            .withEntity(HttpEntities.create(ContentTypes.APPLICATION_JSON, JsonMapping.print(response)))
+        : error(GatewayErrors.status(failure)));
+  }
+
+  private Optional<Message> parsed(PipelineMethod method, String json) {
+    try {
+      return Optional.of(JsonMapping.parse(json, method.newRequest()));
+    } catch (InvalidProtocolBufferException | RuntimeException e) {
+      return Optional.empty();
+    }
+  }
+
+  /**
+   * A stream's requests: the body's successive JSON objects. As grpc-gateway's handler, the first
+   * malformed one ends the requests (it logs and stops reading).
+   */
+  private <M> Source<Message, NotUsed> requests(Source<ByteString, M> body, PipelineMethod method) {
+    return body
+        .via(JsonFraming.objectScanner(maxBodyBytes))
+        .map(bytes -> parsed(method, bytes.utf8String()))
+        .takeWhile(Optional::isPresent)
+        .map(Optional::get)
+        .recoverWithRetries(1, new PFBuilder<Throwable, Source<Message, NotUsed>>()
+            .matchAny(e -> Source.empty()).build())
+        .mapMaterializedValue(m -> NotUsed.getInstance());
+  }
+
+  private static HttpResponse streamed(Source<Message, NotUsed> responses) {
+    Source<ByteString, NotUsed> chunks = responses
+        .map(m -> ByteString.fromString("{\"result\":" + JsonMapping.print(m) + "}\n"))
+        .recover(new PFBuilder<Throwable, ByteString>()
+            .matchAny(e -> ByteString.fromString(GatewayErrors.streamChunk(GatewayErrors.status(e)))).build());
+    return HttpResponse.create().addHeader(GRPC_CONTENT_TYPE)
+        .withEntity(HttpEntities.createChunked(ContentTypes.APPLICATION_JSON, chunks));
+  }
+
+  private CompletionStage<String> body(HttpRequest req) {
+    return req.entity().toStrict(BODY_TIMEOUT_MILLIS, maxBodyBytes, materializer)
+        .thenApply(strict -> strict.getData().utf8String());
+  }
+
+  private static HttpResponse error(Status status) {
+    return HttpResponse.create().withStatus(GatewayErrors.httpStatus(status.getCode()))
+        .withEntity(HttpEntities.create(ContentTypes.APPLICATION_JSON, GatewayErrors.body(status)));
+  }
+
+  /** Go's http.Error, as grpc-gateway's mux answers a path or method it does not route. */
+  private CompletionStage<HttpResponse> plain(HttpRequest req, int status, String text) {
+    return req.discardEntityBytes(materializer).completionStage().thenApply(done -> HttpResponse.create()
+        .withStatus(status).addHeader(RawHeader.create("X-Content-Type-Options", "nosniff"))
+        .withEntity(HttpEntities.create(ContentTypes.TEXT_PLAIN_UTF8, text)));
+  }
+}
