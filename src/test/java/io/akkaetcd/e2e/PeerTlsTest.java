@@ -66,6 +66,8 @@ class PeerTlsTest {
       Etcdctl.Result added = ServerProcess.reconfigure(endpoints, add.toArray(String[]::new));
       assertEquals(0, added.exit(), added.all());
       stranger.launchOnly();
+      // It runs and asks the members for the membership, and no handshake with them completes.
+      stranger.awaitLogged("no membership from", Duration.ofSeconds(90));
       Instant until = Instant.now().plus(Duration.ofSeconds(20));
       while (Instant.now().isBefore(until)) {
         Etcdctl.Result list = leader.ctl("member", "list");
