@@ -18,18 +18,20 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * A member's client listeners: etcd's gRPC services (KV, Watch, Lease, Cluster, Maintenance,
- * Health) served over cleartext HTTP/2 by Akka HTTP on each --listen-client-urls, and etcd's
- * JSON gateway ({@link JsonGateway}) on the same URLs, all routed through one {@link ClientRouter}.
+ * Health) served over HTTP/2 by Akka HTTP on each --listen-client-urls (cleartext, or TLS for
+ * {@code https://}: {@link ClientTls}), and etcd's JSON gateway ({@link JsonGateway}) on the same
+ * URLs, all routed through one {@link ClientRouter}.
  */
 final class ClientListeners {
   private ClientListeners() {}
 
   /**
-   * Binds every --listen-client-urls to the gRPC services of {@code shared}, with {@code settings}
-   * (not the system's: it may be a host application's); the member's {@link MemberHome} unbinds
-   * them. Throws etcd's start-up error for an address taken.
+   * Binds every --listen-client-urls (with {@code tls} for {@code https://} ones) to the gRPC
+   * services of {@code shared}, with {@code settings} (not the system's: it may be a host
+   * application's); the member's {@link MemberHome} unbinds them. Throws etcd's start-up error for
+   * an address taken.
    */
-  static List<ServerBinding> bind(ServerConfig config, EtcdMember member, ClientServices shared,
+  static List<ServerBinding> bind(ServerConfig config, ClientTls tls, EtcdMember member, ClientServices shared,
       ActorSystem<?> system, ServerSettings settings) {
     var grpc = GrpcServices.handlers(shared, config.maxRequestBytes(), system);
     Materializer mat = Materializer.matFromSystem(system);
@@ -40,7 +42,8 @@ final class ClientListeners {
     for (URI url : config.listenClientUrls()) {
       ServerBinding binding;
       try {
-        binding = Http.get(system).newServerAt(url.getHost(), url.getPort()).withSettings(settings).bind(router)
+        binding = tls.serve(Http.get(system).newServerAt(url.getHost(), url.getPort()).withSettings(settings), url)
+            .bind(router)
             .toCompletableFuture().orTimeout(30, TimeUnit.SECONDS).join();
       } catch (java.util.concurrent.CompletionException e) {
         // Taken since ListenUrls.check found it free: say so in one line, as etcd would have.

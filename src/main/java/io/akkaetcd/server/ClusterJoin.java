@@ -71,11 +71,14 @@ final class ClusterJoin {
         peers.add(urls.get(0));
       }
     });
-    ActorSystem probe = ActorSystem.create("akka-etcd-join", ConfigFactory.parseMap(Map.of(
+    Map<String, Object> probeSettings = new java.util.LinkedHashMap<>(PeerConfig.transport(config, self.get(0)));
+    probeSettings.putAll(Map.of(
         "akka.actor.provider", "remote",
         "akka.remote.artery.canonical.hostname", self.get(0).getHost(),
         "akka.remote.artery.canonical.port", 0,
-        "akka.loglevel", "WARNING")).withFallback(OwnSystemConfig.of(settings)));
+        "akka.loglevel", "WARNING"));
+    ActorSystem probe = ActorSystem.create("akka-etcd-join", ConfigFactory.parseMap(probeSettings)
+        .withFallback(OwnSystemConfig.of(settings)));
     try {
       Instant deadline = Instant.now().plus(Duration.ofMinutes(1));
       while (Instant.now().isBefore(deadline)) {

@@ -16,7 +16,6 @@ import java.util.List;
  * from this table ({@link FlagsDoc}); a test checks it against the real {@code etcd --help}.
  */
 final class EtcdFlags {
-  static final String TLS = "TLS (issue #26)";
   static final String AUTH = "auth (issue #27)";
   static final String METRICS = "/metrics (issue #29)";
   static final String CORRUPT = "corruption checks (issue #30)";
@@ -179,7 +178,9 @@ final class EtcdFlags {
         "Checkpoint remaining lease TTLs through Raft.");
     ignored("experimental-compaction-batch-limit", "1000", FlagType.INT, "Revisions deleted per compaction batch.",
         "compaction deletes 1000 revisions per batch, fixed");
-    tlsSwitch("experimental-peer-skip-client-san-verification", "Skip the SAN check of peer client certificates.");
+    ignored("experimental-peer-skip-client-san-verification", "false", FlagType.BOOL,
+        "Skip the SAN check of peer client certificates.", TRUE,
+        "akka-etcd never checks a peer client certificate's SANs against its address (docs/tls.md)");
     on("experimental-watch-progress-notify-interval", "10m", FlagType.DURATION,
         "How often synced watches that asked get a progress notification.");
     ignored("experimental-warning-apply-duration", "100ms", FlagType.DURATION, "Warn about applies slower than this.",
@@ -213,14 +214,14 @@ final class EtcdFlags {
     }
   }
 
-  /** A TLS file or setting: refused unless empty. */
+  /** A TLS file or setting (docs/tls.md). */
   private void tls(String name, String help) {
-    refused(name, "", FlagType.STRING, help, NOT_EMPTY, TLS);
+    on(name, "", FlagType.STRING, help);
   }
 
-  /** A TLS switch: refused when on. */
+  /** A TLS switch (docs/tls.md). */
   private void tlsSwitch(String name, String help) {
-    refused(name, "false", FlagType.BOOL, help, TRUE, TLS);
+    on(name, "false", FlagType.BOOL, help);
   }
 
   private void on(String name, String def, FlagType type, String help) {

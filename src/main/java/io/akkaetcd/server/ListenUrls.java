@@ -19,8 +19,12 @@ import java.util.List;
 final class ListenUrls {
   private ListenUrls() {}
 
-  /** Throws etcd's start-up error for the first listen URL this member cannot serve. */
-  static void check(ServerConfig config) {
+  /**
+   * Throws etcd's start-up error for the first listen URL this member cannot serve; returns the
+   * client listeners' TLS (made and checked between the peer and the client listeners, as etcd's
+   * ClientSelfCert).
+   */
+  static ClientTls check(ServerConfig config) {
     boolean unixPeers = config.listenPeerUrls().stream().anyMatch(ListenUrls::isUnix)
         || config.initialCluster().values().stream().flatMap(List::stream).anyMatch(ListenUrls::isUnix);
     if (unixPeers && (config.initialCluster().size() > 1 || config.initialClusterState().equals("existing"))) {
@@ -32,28 +36,21 @@ final class ListenUrls {
       if (isUnix(url)) {
         continue; // a member alone never listens for peers
       }
-      if (isTls(url)) {
-        // etcd's transport.NewListener with an empty peer TLS info.
-        throw new StartupException("cannot listen on TLS for " + hostPort(url) + ": KeyFile and CertFile are not presented");
+      if (ClientTls.isTls(url) && !config.peerTls().autoTls()) {
+        // etcd's transport.NewListener with an empty peer TLS info (--peer-auto-tls makes one).
+        config.peerTls().checkPeerUrl(url.toString(), hostPort(url));
       }
       checkBindable(url);
     }
+    ClientTls tls = ClientTls.resolve(config);
     for (URI url : config.listenClientUrls()) {
-      if (isTls(url)) {
-        // TLS is not served yet, so no certificate flags can make an https URL work.
-        throw new StartupException("TLS key/cert (--cert-file, --key-file) must be provided for client url " + url
-            + " with HTTPS scheme");
-      }
       checkBindable(url);
     }
+    return tls;
   }
 
   private static boolean isUnix(URI url) {
     return url.getScheme().equals("unix");
-  }
-
-  private static boolean isTls(URI url) {
-    return url.getScheme().equals("https") || url.getScheme().equals("unixs");
   }
 
   private static String hostPort(URI url) {

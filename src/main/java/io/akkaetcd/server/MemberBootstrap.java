@@ -103,7 +103,7 @@ final class MemberBootstrap {
           + "start the JVM with -D{}=2 (akka-etcd's Main sets it)", EtcdServer.COMMON_POOL_PARALLELISM);
     }
     // As etcd: a member that cannot listen fails before it writes anything.
-    ListenUrls.check(config);
+    ClientTls clientTls = ListenUrls.check(config);
     Path memberDir = config.dataDir().resolve("member");
     try {
       Files.createDirectories(memberDir);
@@ -287,7 +287,8 @@ final class MemberBootstrap {
       ClientServices services = ClientServices.create(server, kv, lessor, leaseForwarding.join(), hub, system,
           config.watchProgressNotifyInterval(), plugins);
       server.services = services;
-      home.listening(ClientListeners.bind(config, server, services, system, listenerSettings(settings, system)));
+      home.listening(ClientListeners.bind(config, clientTls, server, services, system,
+          listenerSettings(settings, system)));
     } catch (RuntimeException e) {
       server.close();
       throw e;

@@ -2,13 +2,15 @@ package io.akkaetcd.server;
 
 import io.akkaetcd.cluster.ClusterMembers;
 import io.akkaetcd.raft.peer.PeerTransport;
+import io.akkaetcd.tls.PeerSslEngineProvider;
 import java.net.URI;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
 /**
- * The Akka settings of a member with peers: Akka Cluster over Artery TCP, bound to the first
+ * The Akka settings of a member with peers: Akka Cluster over Artery TCP (TLS for https:// peer
+ * URLs), bound to the first
  * --listen-peer-urls and reachable at the first --initial-advertise-peer-urls. Every member
  * of the initial cluster is a seed node, in --initial-cluster's order (the same list on every
  * member, so the first one forms the Akka cluster and the others join it). Akka Cluster is the
@@ -29,7 +31,7 @@ final class PeerConfig {
     URI bind = config.listenPeerUrls().isEmpty() ? self : config.listenPeerUrls().get(0);
     Map<String, Object> o = new LinkedHashMap<>();
     o.put("akka.actor.provider", "cluster");
-    o.put("akka.remote.artery.transport", "tcp");
+    o.putAll(transport(config, self));
     o.put("akka.remote.artery.canonical.hostname", self.getHost());
     o.put("akka.remote.artery.canonical.port", self.getPort());
     o.put("akka.remote.artery.bind.hostname", bind.getHost());
@@ -41,6 +43,25 @@ final class PeerConfig {
     List<String> seeds = members.members().stream()
         .map(m -> PeerTransport.address(m.peerUrls().get(0))).toList();
     o.put("akka.cluster.seed-nodes", seeds);
+    return o;
+  }
+
+  /**
+   * Artery's transport for a member whose peer URL is {@code self}: TCP for {@code http://}, TLS
+   * over TCP for {@code https://}, with {@link PeerSslEngineProvider} and etcd's peer flags (one
+   * transport: every peer message, snapshots included, goes over it).
+   */
+  static Map<String, Object> transport(ServerConfig config, URI self) {
+    if (!self.getScheme().equals("https")) {
+      return Map.of("akka.remote.artery.transport", "tcp");
+    }
+    Map<String, String> flags = new LinkedHashMap<>(config.peerTls().peerFlags());
+    flags.put("data-dir", config.dataDir().toString());
+    flags.put("listen-peer-urls", String.join(",", config.listenPeerUrls().stream().map(URI::toString).toList()));
+    Map<String, Object> o = new LinkedHashMap<>();
+    o.put("akka.remote.artery.transport", "tls-tcp");
+    o.put("akka.remote.artery.ssl.ssl-engine-provider", PeerSslEngineProvider.class.getName());
+    o.put(PeerSslEngineProvider.CONFIG_PATH, flags);
     return o;
   }
 }

@@ -2,6 +2,7 @@ package io.akkaetcd.server;
 
 import io.akkaetcd.compactor.CompactionPolicy;
 import io.akkaetcd.server.Flags.FlagException;
+import io.akkaetcd.tls.TlsInfo;
 import java.net.URI;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -13,7 +14,8 @@ import java.util.Map;
 /**
  * A member's validated configuration, built from etcd's flags. Invariants checked here, as etcd
  * checks them at start: election timeout at least 5 heartbeats and at most 50 s, this member named
- * in the initial cluster, URLs of the form {@code http://host:port}. The flags akka-etcd takes
+ * in the initial cluster, URLs of the form {@code http://host:port} or {@code https://host:port},
+ * TLS settings etcd would take ({@link TlsInfo}: client and peer side). The flags akka-etcd takes
  * without using them, or refuses, are {@link Flags}' concern, not this record's.
  */
 public record ServerConfig(
@@ -38,7 +40,9 @@ public record ServerConfig(
     String logLevel,
     boolean strictReconfigCheck,
     boolean leaseCheckpoint,
-    boolean grpcGateway) {
+    boolean grpcGateway,
+    TlsInfo clientTls,
+    TlsInfo peerTls) {
 
   /** etcd's default backend quota when --quota-backend-bytes is 0 (2 GiB). */
   public static final long DEFAULT_QUOTA_BYTES = 2L * 1024 * 1024 * 1024;
@@ -85,7 +89,9 @@ public record ServerConfig(
         v.get("log-level"),
         !"false".equals(v.get("strict-reconfig-check")),
         "true".equals(v.get("experimental-enable-lease-checkpoint")),
-        !"false".equals(v.get("enable-grpc-gateway")));
+        !"false".equals(v.get("enable-grpc-gateway")),
+        TlsInfo.client(v),
+        TlsInfo.peer(v));
     c.autoCompactionPolicy(); // refuses a malformed retention at start, as etcd does
     if (!c.initialCluster.containsKey(c.name)) {
       throw new FlagException("couldn't find local name \"" + c.name + "\" in the initial cluster configuration");
@@ -116,7 +122,8 @@ public record ServerConfig(
     return new ServerConfig(name, dataDir, List.of(), advertiseClientUrls, listenPeerUrls, initialAdvertisePeerUrls,
         initialCluster, initialClusterState, initialClusterToken, maxRequestBytes, maxTxnOps, quotaBackendBytes,
         snapshotCount, heartbeatInterval, electionTimeout, autoCompactionMode, autoCompactionRetention,
-        watchProgressNotifyInterval, logLevel, strictReconfigCheck, leaseCheckpoint, grpcGateway);
+        watchProgressNotifyInterval, logLevel, strictReconfigCheck, leaseCheckpoint, grpcGateway,
+        clientTls, peerTls);
   }
 
   /** The election timeout in heartbeat ticks (etcd's ElectionTicks). */

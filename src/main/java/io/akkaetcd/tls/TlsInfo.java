@@ -71,6 +71,30 @@ public record TlsInfo(
         false);
   }
 
+  /**
+   * This peer side as the flag values {@link #peer} reads ({@code PeerSslEngineProvider}'s config
+   * block): unset files and settings are left out.
+   */
+  public Map<String, String> peerFlags() {
+    Map<String, String> flags = new java.util.LinkedHashMap<>();
+    putPath(flags, "peer-cert-file", certFile);
+    putPath(flags, "peer-key-file", keyFile);
+    putPath(flags, "peer-trusted-ca-file", trustedCaFile);
+    flags.put("peer-client-cert-auth", Boolean.toString(clientCertAuth));
+    putPath(flags, "peer-crl-file", crlFile);
+    flags.put("peer-cert-allowed-cn", allowedCn);
+    flags.put("peer-cert-allowed-hostname", allowedHostname);
+    flags.put(CIPHER_SUITES, String.join(",", cipherSuites));
+    flags.put("peer-auto-tls", Boolean.toString(autoTls));
+    return flags;
+  }
+
+  private static void putPath(Map<String, String> flags, String name, Path value) {
+    if (value != null) {
+      flags.put(name, value.toString());
+    }
+  }
+
   /** etcd's {@code TLSInfo.Empty}: no certificate and no key, so nothing to serve TLS with. */
   public boolean empty() {
     return certFile == null && keyFile == null;

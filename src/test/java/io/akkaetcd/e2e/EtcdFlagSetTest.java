@@ -51,10 +51,10 @@ class EtcdFlagSetTest {
   @Test
   void aFlagAskingForAMissingFeatureStopsTheStartWithOneLine() throws IOException {
     Path dataDir = Files.createTempDirectory("akka-etcd-refused").resolve("never");
-    Run r = Run.main("--data-dir", dataDir.toString(), "--peer-auto-tls");
+    Run r = Run.main("--data-dir", dataDir.toString(), "--enable-v2");
     assertEquals(2, r.exit);
-    assertEquals("akka-etcd: --peer-auto-tls='true' needs TLS (issue #26), which akka-etcd does not have;"
-        + " leave the flag out or give it 'false'\n", r.stderr);
+    assertEquals("akka-etcd: --enable-v2='true' needs etcd's v2 API (akka-etcd serves v3 only), which akka-etcd"
+        + " does not have; leave the flag out or give it 'false'\n", r.stderr);
     assertFalse(Files.exists(dataDir), "nothing is created before the flags are accepted");
   }
 

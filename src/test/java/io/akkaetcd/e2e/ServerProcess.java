@@ -26,6 +26,24 @@ import java.util.stream.Stream;
 final class ServerProcess implements AutoCloseable {
   enum Kind { ETCD, AKKA_ETCD }
 
+  /**
+   * How a server speaks TLS: the schemes of its client and peer URLs, its TLS flags, the flags
+   * etcdctl needs to reach it (used by every health and status check here), and a port for a
+   * second, plain client URL (0: none).
+   */
+  record Tls(String clientScheme, String peerScheme, List<String> serverFlags, List<String> etcdctlFlags,
+      int plainClientPort) {
+    static final Tls NONE = new Tls("http", "http", List.of(), List.of(), 0);
+
+    Tls(String clientScheme, String peerScheme, List<String> serverFlags, List<String> etcdctlFlags) {
+      this(clientScheme, peerScheme, serverFlags, etcdctlFlags, 0);
+    }
+
+    Tls withPlainClientPort(int port) {
+      return new Tls(clientScheme, peerScheme, serverFlags, etcdctlFlags, port);
+    }
+  }
+
   private final Kind kind;
   private final Path dataDir;
   private final Path logFile;
@@ -33,6 +51,7 @@ final class ServerProcess implements AutoCloseable {
   private int peerPort;
   private String advertisedPeerUrl;
   private final List<String> extraFlags;
+  private final Tls tls;
   private final String name;
   /** --initial-cluster; null: this member alone. */
   private String initialCluster;
@@ -41,15 +60,20 @@ final class ServerProcess implements AutoCloseable {
   private Process process;
 
   private ServerProcess(Kind kind, String name, String advertisedPeerUrl, List<String> extraFlags) {
+    this(kind, name, advertisedPeerUrl, Tls.NONE, extraFlags);
+  }
+
+  private ServerProcess(Kind kind, String name, String advertisedPeerUrl, Tls tls, List<String> extraFlags) {
     try {
       this.kind = kind;
+      this.tls = tls;
       this.name = name;
       this.dataDir = Files.createTempDirectory(kind.name().toLowerCase() + "-data");
       this.logFile = Files.createTempFile(kind.name().toLowerCase(), ".log");
       this.blockedPeersFile = dataDir.resolveSibling(dataDir.getFileName() + ".blocked");
       this.clientPort = Ports.free();
       this.peerPort = Ports.free();
-      this.advertisedPeerUrl = advertisedPeerUrl != null ? advertisedPeerUrl : "http://127.0.0.1:" + peerPort;
+      this.advertisedPeerUrl = advertisedPeerUrl != null ? advertisedPeerUrl : peerUrl(peerPort);
       this.extraFlags = List.copyOf(extraFlags);
       CapturedLogs.attach(kind + " " + name + " (client " + endpoint() + ")", logFile);
     } catch (IOException e) {
@@ -63,9 +87,14 @@ final class ServerProcess implements AutoCloseable {
    * is stopped before the failure is thrown: no caller holds them yet.
    */
   static List<ServerProcess> cluster(Kind kind, int size, List<String> extraFlags) {
+    return cluster(kind, size, Tls.NONE, extraFlags);
+  }
+
+  /** {@link #cluster} with every member speaking {@code tls}. */
+  static List<ServerProcess> cluster(Kind kind, int size, Tls tls, List<String> extraFlags) {
     List<ServerProcess> members = new ArrayList<>();
     for (int i = 1; i <= size; i++) {
-      members.add(new ServerProcess(kind, "m" + i, null, extraFlags));
+      members.add(new ServerProcess(kind, "m" + i, null, tls, extraFlags));
     }
     String initial = String.join(",", members.stream().map(m -> m.name + "=" + m.advertisedPeerUrl).toList());
     members.forEach(m -> m.initialCluster = initial);
@@ -80,7 +109,12 @@ final class ServerProcess implements AutoCloseable {
   }
 
   static ServerProcess start(Kind kind, List<String> extraFlags) {
-    return start(kind, null, extraFlags);
+    return start(kind, (String) null, extraFlags);
+  }
+
+  /** A server alone speaking {@code tls}. */
+  static ServerProcess start(Kind kind, Tls tls, List<String> extraFlags) {
+    return started(new ServerProcess(kind, "m1", null, tls, extraFlags));
   }
 
   /**
@@ -88,7 +122,10 @@ final class ServerProcess implements AutoCloseable {
    * it, so two servers given the same one have the same ids (each still listens on its own port).
    */
   static ServerProcess start(Kind kind, String advertisedPeerUrl, List<String> extraFlags) {
-    ServerProcess s = new ServerProcess(kind, "m1", advertisedPeerUrl, extraFlags);
+    return started(new ServerProcess(kind, "m1", advertisedPeerUrl, extraFlags));
+  }
+
+  private static ServerProcess started(ServerProcess s) {
     try {
       s.start();
     } catch (RuntimeException e) {
@@ -123,7 +160,18 @@ final class ServerProcess implements AutoCloseable {
   }
 
   String clientUrl() {
-    return "http://" + endpoint();
+    return tls.clientScheme() + "://" + endpoint();
+  }
+
+  private String peerUrl(int port) {
+    return tls.peerScheme() + "://127.0.0.1:" + port;
+  }
+
+  /** etcdctl against this server, with the flags its TLS needs. */
+  Etcdctl.Result ctl(String... args) {
+    List<String> all = new ArrayList<>(tls.etcdctlFlags());
+    all.addAll(List.of(args));
+    return Etcdctl.run(endpoint(), null, all);
   }
 
   Kind kind() {
@@ -133,10 +181,13 @@ final class ServerProcess implements AutoCloseable {
   private List<String> flags() {
     List<String> f = new ArrayList<>(List.of(
         "--name", name, "--data-dir", dataDir.toString(),
-        "--listen-client-urls", clientUrl(), "--advertise-client-urls", clientUrl(),
-        "--listen-peer-urls", "http://127.0.0.1:" + peerPort,
+        "--listen-client-urls", clientUrl() + (tls.plainClientPort() == 0 ? ""
+            : ",http://127.0.0.1:" + tls.plainClientPort()),
+        "--advertise-client-urls", clientUrl(),
+        "--listen-peer-urls", peerUrl(peerPort),
         "--initial-advertise-peer-urls", advertisedPeerUrl,
         "--initial-cluster", initialCluster != null ? initialCluster : name + "=" + advertisedPeerUrl));
+    f.addAll(tls.serverFlags());
     extraFlags.stream().filter(flag -> !flag.startsWith("-J")).forEach(f::add);
     return f;
   }
@@ -162,11 +213,16 @@ final class ServerProcess implements AutoCloseable {
   void startLearner() {
     launch();
     Instant deadline = Instant.now().plus(Duration.ofSeconds(60));
-    while (Etcdctl.run(endpoint(), "endpoint", "status", "--command-timeout=1s").exit() != 0) {
+    while (ctl("endpoint", "status", "--command-timeout=1s").exit() != 0) {
       if (!process.isAlive() || Instant.now().isAfter(deadline)) {
         throw new IllegalStateException(kind + " learner not up:\n" + log());
       }
     }
+  }
+
+  /** Starts the process without waiting for it to serve (a member expected never to). */
+  void launchOnly() {
+    launch();
   }
 
   private void launch() {
@@ -208,7 +264,7 @@ final class ServerProcess implements AutoCloseable {
       if (!process.isAlive()) {
         throw new IllegalStateException(kind + " exited with " + process.exitValue() + ":\n" + log());
       }
-      if (Etcdctl.run(endpoint(), "endpoint", "health", "--command-timeout=1s").exit() == 0) {
+      if (ctl("endpoint", "health", "--command-timeout=1s").exit() == 0) {
         return;
       }
     }
@@ -290,7 +346,7 @@ final class ServerProcess implements AutoCloseable {
     Instant deadline = Instant.now().plus(Duration.ofSeconds(20));
     while (Instant.now().isBefore(deadline)) {
       for (ServerProcess m : candidates) {
-        Etcdctl.Result r = Etcdctl.run(m.endpoint(), "endpoint", "status", "-w", "json", "--command-timeout=1s");
+        Etcdctl.Result r = m.ctl("endpoint", "status", "-w", "json", "--command-timeout=1s");
         java.util.regex.Matcher id = MEMBER_ID.matcher(r.stdout());
         java.util.regex.Matcher leader = LEADER_ID.matcher(r.stdout());
         if (r.exit() == 0 && id.find() && leader.find() && id.group(1).equals(leader.group(1))) {
@@ -305,7 +361,7 @@ final class ServerProcess implements AutoCloseable {
   void awaitNoLeader() {
     Instant deadline = Instant.now().plus(Duration.ofSeconds(20));
     while (Instant.now().isBefore(deadline)) {
-      Etcdctl.Result r = Etcdctl.run(endpoint(), "endpoint", "status", "-w", "json", "--command-timeout=1s");
+      Etcdctl.Result r = ctl("endpoint", "status", "-w", "json", "--command-timeout=1s");
       java.util.regex.Matcher leader = LEADER_ID.matcher(r.stdout());
       if (r.exit() == 0 && (!leader.find() || leader.group(1).equals("0"))) {
         return;
@@ -324,7 +380,7 @@ final class ServerProcess implements AutoCloseable {
     while (Instant.now().isBefore(deadline)) {
       hashes = new java.util.HashSet<>();
       for (ServerProcess m : members) {
-        String out = Etcdctl.run(m.endpoint(), "endpoint", "hashkv", "-w", "json", "--command-timeout=2s").stdout();
+        String out = m.ctl("endpoint", "hashkv", "-w", "json", "--command-timeout=2s").stdout();
         java.util.regex.Matcher hash = HASH.matcher(out);
         java.util.regex.Matcher revision = REVISION.matcher(out);
         hashes.add(hash.find() && revision.find() ? hash.group(1) + "@" + revision.group(1) : "none");
@@ -341,9 +397,14 @@ final class ServerProcess implements AutoCloseable {
    * with --initial-cluster-state existing and the cluster's members plus itself.
    */
   static ServerProcess joining(Kind kind, String name, List<ServerProcess> cluster, List<String> extraFlags) {
+    return joining(kind, name, cluster, Tls.NONE, extraFlags);
+  }
+
+  /** {@link #joining} speaking {@code tls}. */
+  static ServerProcess joining(Kind kind, String name, List<ServerProcess> cluster, Tls tls, List<String> extraFlags) {
     List<String> flags = new ArrayList<>(extraFlags);
     flags.addAll(List.of("--initial-cluster-state", "existing"));
-    ServerProcess m = new ServerProcess(kind, name, null, flags);
+    ServerProcess m = new ServerProcess(kind, name, null, tls, flags);
     m.initialCluster = String.join(",", cluster.stream().map(c -> c.name + "=" + c.advertisedPeerUrl).toList())
         + "," + name + "=" + m.advertisedPeerUrl;
     return m;
@@ -365,7 +426,7 @@ final class ServerProcess implements AutoCloseable {
 
   /** This member's id in hex, as etcdctl prints and takes it. */
   String memberIdHex() {
-    java.util.regex.Matcher id = MEMBER_ID.matcher(Etcdctl.run(endpoint(), "endpoint", "status", "-w", "json").stdout());
+    java.util.regex.Matcher id = MEMBER_ID.matcher(ctl("endpoint", "status", "-w", "json").stdout());
     if (!id.find()) {
       throw new AssertionError(name + " did not tell its member id");
     }
@@ -378,7 +439,7 @@ final class ServerProcess implements AutoCloseable {
    */
   String movePeerPort() {
     peerPort = Ports.free();
-    advertisedPeerUrl = "http://127.0.0.1:" + peerPort;
+    advertisedPeerUrl = peerUrl(peerPort);
     return advertisedPeerUrl;
   }
 

@@ -133,8 +133,6 @@ class FlagsTest {
         "--experimental-enable-lease-checkpoint=false", "--peer-auto-tls=false", "--force-new-cluster=false");
     assertEquals(List.of(), off.warnings());
     String[][] on = {
-        {"--cert-file=/c.pem", "TLS (issue #26)"}, {"--peer-auto-tls", "TLS (issue #26)"},
-        {"--cipher-suites=TLS_AES_128_GCM_SHA256", "TLS (issue #26)"},
         {"--auth-token=jwt,pub-key=k", "auth (issue #27)"},
         {"--metrics=extensive", "/metrics (issue #29)"}, {"--listen-metrics-urls=http://127.0.0.1:9", "/metrics (issue #29)"},
         {"--experimental-initial-corrupt-check", "corruption checks (issue #30)"},
@@ -150,7 +148,25 @@ class FlagsTest {
           e.getMessage());
       assertFalse(e.report().strip().contains("\n"), "one line: " + e.report());
     }
-    assertTrue(refused(Map.of("ETCD_TRUSTED_CA_FILE", "/ca.pem")).getMessage().contains("TLS (issue #26)"));
+  }
+
+  @Test
+  void tlsFlagsAreTakenOnTheCommandLineAndAsEtcdVariables() {
+    ServerConfig c = ServerConfig.fromFlags(parsed(Map.of("ETCD_CERT_FILE", "/c.pem", "ETCD_KEY_FILE", "/k.pem",
+        "ETCD_TRUSTED_CA_FILE", "/ca.pem", "ETCD_PEER_AUTO_TLS", "true"), "--cipher-suites",
+        "TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256", "--peer-cert-allowed-cn", "member").values());
+    assertEquals(Path.of("/c.pem"), c.clientTls().certFile());
+    assertEquals(Path.of("/k.pem"), c.clientTls().keyFile());
+    assertTrue(c.clientTls().requiresClientCert(), "a CA file alone asks for client certificates, as in 3.4");
+    assertEquals(List.of("TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256"), c.clientTls().cipherSuites());
+    assertTrue(c.peerTls().autoTls());
+    assertEquals("member", c.peerTls().allowedCn());
+    assertEquals(List.of("TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256"), c.peerTls().cipherSuites());
+    assertEquals("unexpected TLS cipher suite \"TLS_NONE\"", assertThrows(RuntimeException.class,
+        () -> ServerConfig.fromFlags(parsed(Map.of(), "--cipher-suites", "TLS_NONE").values())).getMessage());
+    assertEquals(List.of("--experimental-peer-skip-client-san-verification='true' is accepted and has no effect:"
+        + " akka-etcd never checks a peer client certificate's SANs against its address (docs/tls.md)"),
+        parsed(Map.of(), "--experimental-peer-skip-client-san-verification").warnings());
   }
 
   @Test
@@ -226,7 +242,7 @@ class FlagsTest {
     assertEquals(64, ServerConfig.fromFlags(parsed(Map.of("ETCD_CONFIG_FILE", file.toString())).values()).maxTxnOps());
 
     java.nio.file.Files.writeString(file, "peer-transport-security:\n  auto-tls: true\n");
-    assertTrue(refused(Map.of(), "--config-file=" + file).getMessage().startsWith("--peer-auto-tls='true' needs TLS"));
+    assertEquals("true", parsed(Map.of(), "--config-file=" + file).values().get("peer-auto-tls"));
     java.nio.file.Files.writeString(file, "max-txn-ops: many\n");
     assertEquals("--config-file " + file + ": invalid value \"many\" for max-txn-ops: parse error",
         refused(Map.of(), "--config-file=" + file).getMessage());

@@ -37,6 +37,17 @@ class TlsInfoTest {
   }
 
   @Test
+  void peerFlagsRoundTripThroughTheEngineProvidersConfig() {
+    TlsInfo info = TlsInfo.peer(Map.of("peer-cert-file", "/p.pem", "peer-key-file", "/pk.pem",
+        "peer-trusted-ca-file", "/ca.pem", "peer-client-cert-auth", "true", "peer-crl-file", "/crl.pem",
+        "peer-cert-allowed-cn", "member", "peer-auto-tls", "true", "cipher-suites", "TLS_AES_128_GCM_SHA256"));
+    assertEquals(info, TlsInfo.peer(info.peerFlags()));
+    TlsInfo none = TlsInfo.peer(Map.of());
+    assertEquals(none, TlsInfo.peer(none.peerFlags()));
+    assertFalse(none.peerFlags().containsKey("peer-cert-file"), "unset files are left out");
+  }
+
+  @Test
   void peerFlags() {
     TlsInfo info = TlsInfo.peer(Map.of("peer-cert-file", "/p.pem", "peer-key-file", "/pk.pem",
         "peer-trusted-ca-file", "/ca.pem", "peer-client-cert-auth", "1", "peer-cert-allowed-cn", "m1",

@@ -1,0 +1,92 @@
+package io.akkaetcd.e2e;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.akkaetcd.tls.TestCerts;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * A three-member akka-etcd cluster with client and peer TLS ({@code https://} peer URLs: Artery's
+ * tls-tcp transport with etcd's peer flags): it elects a leader, replicates a put to every member
+ * and survives kill -9 of its leader; a member whose certificate comes from a CA the others do not
+ * trust is added as a learner but never joins, and the rest keep working.
+ */
+class PeerTlsTest {
+  @TempDir Path tmp;
+
+  private static List<String> serverFlags(TestCerts ca, TestCerts.Issued cert) {
+    String c = cert.cert().toString();
+    String k = cert.key().toString();
+    String trusted = ca.caFile().toString();
+    return List.of("--cert-file", c, "--key-file", k, "--trusted-ca-file", trusted,
+        "--peer-cert-file", c, "--peer-key-file", k, "--peer-trusted-ca-file", trusted, "--peer-client-cert-auth");
+  }
+
+  private static List<String> etcdctlFlags(TestCerts ca, TestCerts.Issued client) {
+    return List.of("--cacert", ca.caFile().toString(), "--cert", client.cert().toString(), "--key",
+        client.key().toString());
+  }
+
+  @Test
+  void clusterFormsReplicatesSurvivesItsLeaderAndKeepsAStrangerOut() {
+    TestCerts ca = TestCerts.create(tmp.resolve("ca"));
+    List<String> ctl = etcdctlFlags(ca, ca.client("root"));
+    ServerProcess.Tls tls = new ServerProcess.Tls("https", "https", serverFlags(ca, ca.server("member")), ctl);
+    TestCerts other = TestCerts.create(tmp.resolve("other"), "other CA");
+    ServerProcess.Tls strangerTls = new ServerProcess.Tls("https", "https",
+        serverFlags(other, other.server("stranger")), etcdctlFlags(other, other.client("root")));
+
+    List<ServerProcess> members = ServerProcess.cluster(ServerProcess.Kind.AKKA_ETCD, 3, tls, List.of());
+    List<ServerProcess> all = new ArrayList<>(members);
+    try {
+      assertTrue(members.get(0).peerUrl().startsWith("https://"), members.get(0).peerUrl());
+      ServerProcess leader = ServerProcess.leader(members);
+      Etcdctl.Result put = leader.ctl("put", "k", "v1");
+      assertEquals("OK\n", put.stdout(), put.all());
+      ServerProcess.awaitConverged(members);
+      for (ServerProcess m : members) {
+        Etcdctl.Result get = m.ctl("get", "k", "--print-value-only", "--consistency=s");
+        assertEquals("v1\n", get.stdout(), m.name() + ": " + get.all());
+      }
+
+      // A learner added for a member whose certificate the others do not trust: it never joins.
+      String endpoints = String.join(",", members.stream().map(ServerProcess::endpoint).toList());
+      ServerProcess stranger = ServerProcess.joining(ServerProcess.Kind.AKKA_ETCD, "m4", members, strangerTls,
+          List.of());
+      all.add(stranger);
+      List<String> add = new ArrayList<>(ctl);
+      add.addAll(List.of("member", "add", "m4", "--learner", "--peer-urls=" + stranger.peerUrl()));
+      Etcdctl.Result added = ServerProcess.reconfigure(endpoints, add.toArray(String[]::new));
+      assertEquals(0, added.exit(), added.all());
+      stranger.launchOnly();
+      // It runs and asks the members for the membership, and no handshake with them completes.
+      stranger.awaitLogged("no membership from", Duration.ofSeconds(90));
+      Instant until = Instant.now().plus(Duration.ofSeconds(20));
+      while (Instant.now().isBefore(until)) {
+        Etcdctl.Result list = leader.ctl("member", "list");
+        assertEquals(0, list.exit(), list.all());
+        assertTrue(list.stdout().lines().anyMatch(l -> l.contains(", unstarted, , " + stranger.peerUrl())),
+            "the stranger's member must stay unstarted:\n" + list.all());
+      }
+      Etcdctl.Result during = leader.ctl("put", "k", "v2");
+      assertEquals("OK\n", during.stdout(), "the members keep working: " + during.all());
+
+      // kill -9 of the leader: the other two elect a new one and take writes.
+      leader.kill();
+      List<ServerProcess> rest = members.stream().filter(m -> m != leader).toList();
+      ServerProcess next = ServerProcess.leader(rest);
+      Etcdctl.Result after = next.ctl("put", "k", "v3");
+      assertEquals("OK\n", after.stdout(), after.all());
+      ServerProcess.awaitConverged(rest);
+    } finally {
+      all.forEach(ServerProcess::close);
+    }
+  }
+}
