@@ -1,10 +1,14 @@
 package io.akkaetcd.api;
 
 import akka.actor.typed.ActorSystem;
+import io.akkaetcd.api.pipeline.Authenticator;
+import io.akkaetcd.api.pipeline.Authorizer;
 import io.akkaetcd.api.pipeline.CallObserver;
 import io.akkaetcd.api.pipeline.Pipeline;
 import io.akkaetcd.api.pipeline.Plugins;
+import io.akkaetcd.apply.AuthApplier;
 import io.akkaetcd.apply.KvApplier;
+import io.akkaetcd.auth.Passwords;
 import io.akkaetcd.lease.LeaseForwarding;
 import io.akkaetcd.lease.Lessor;
 import io.akkaetcd.metrics.EtcdMetrics;
@@ -18,20 +22,31 @@ import java.time.Duration;
  * set of semantics, stages and errors.
  */
 public record ClientServices(Pipeline pipeline, KvService kv, LeaseService lease, WatchService watch,
-    ClusterService cluster, MaintenanceService maintenance, HealthService health, EtcdMetrics metrics) {
+    ClusterService cluster, MaintenanceService maintenance, HealthService health, AuthService auth,
+    EtcdMetrics metrics) {
 
   /**
    * The services of {@code member} behind a pipeline with {@code plugins} (auth, metrics), and
    * the member's etcd metrics: the pipeline feeds their grpc_server_* besides any plugged observer.
+   * Auth's stages are the member's token check and permission checks unless {@code plugins}
+   * brings its own.
    */
   public static ClientServices create(EtcdMember member, KvApplier kv, Lessor lessor, LeaseForwarding leases,
-      WatchHub hub, ActorSystem<?> system, Duration watchProgressInterval, Plugins plugins) {
+      WatchHub hub, ActorSystem<?> system, Duration watchProgressInterval, Plugins plugins, AuthApplier auth,
+      Passwords passwords) {
+    if (plugins.authenticator() == Authenticator.ALLOW_ALL) {
+      plugins = plugins.withAuthenticator(new TokenAuthenticator(auth));
+    }
+    if (plugins.authorizer() == Authorizer.ALLOW_ALL) {
+      plugins = plugins.withAuthorizer(new RequestAuthorizer(auth));
+    }
     EtcdMetrics metrics = new EtcdMetrics(new MemberMetricsGauges(member), false, true);
     CallObserver grpcMetrics = new GrpcMetricsObserver(metrics.grpc());
     CallObserver observer = plugins.observer() == CallObserver.NONE ? grpcMetrics
         : CallObservers.both(grpcMetrics, plugins.observer());
     return new ClientServices(Pipeline.standard(member, plugins.withObserver(observer)), new KvService(member, kv),
-        new LeaseService(member, lessor, leases), new WatchService(member, hub, system, watchProgressInterval),
-        new ClusterService(member), new MaintenanceService(member), new HealthService(member), metrics);
+        new LeaseService(member, lessor, leases), new WatchService(member, hub, system, watchProgressInterval, auth),
+        new ClusterService(member), new MaintenanceService(member), new HealthService(member),
+        new AuthService(member, auth, passwords), metrics);
   }
 }

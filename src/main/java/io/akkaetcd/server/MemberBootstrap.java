@@ -11,6 +11,11 @@ import com.typesafe.config.Config;
 import io.akkaetcd.alarm.Alarms;
 import io.akkaetcd.api.ClientServices;
 import io.akkaetcd.apply.ApplierActor;
+import io.akkaetcd.apply.AuthApplier;
+import io.akkaetcd.auth.AuthTokenOptions;
+import io.akkaetcd.auth.Passwords;
+import io.akkaetcd.auth.SimpleTokens;
+import io.akkaetcd.auth.TokenProvider;
 import io.akkaetcd.apply.KvApplier;
 import io.akkaetcd.apply.RequestDispatch;
 import io.akkaetcd.cluster.ClusterMembers;
@@ -43,9 +48,12 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.security.SecureRandom;
 import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
@@ -54,7 +62,7 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Starts one incarnation of a member, in the order of the data path: the data directory and its
- * membership, the journal check, the MVCC store and what is recovered from it (leases, alarms),
+ * membership, the journal check, the MVCC store and what is recovered from it (leases, alarms, auth),
  * then in the member's ActorSystem the applier, the peer side and the Raft member, then the
  * request expiry, lease expiry and compactor, and last the client listeners.
  */
@@ -120,6 +128,9 @@ final class MemberBootstrap {
     keeper.promote(lessor.ttls());
     KvApplier kv = new KvApplier(lessor);
     Alarms alarms = Alarms.recover(store);
+    TokenProvider tokens = AuthTokenOptions.parse(config.auth().token()).provider(config.auth().tokenTtl(),
+        d -> GoDuration.parse(d, "auth-token"), new SecureRandom());
+    AuthApplier auth = AuthApplier.recover(store, tokens);
     WatchHub hub = new WatchHub();
     RaftMember.Settings raftSettings = new RaftMember.Settings(members.self().value(), members.voterIds(),
         members.learnerIds(),
@@ -139,7 +150,7 @@ final class MemberBootstrap {
       Adapter.actorOf(ctx, forwarding.endpointProps(), LeaseForwarding.ENDPOINT);
       leaseForwarding.complete(forwarding);
       ActorRef<ApplierActor.Command> applier = ctx.spawn(
-          ApplierActor.create(store, new RequestDispatch(kv, lessor, keeper, attributes, alarms,
+          ApplierActor.create(store, new RequestDispatch(kv, lessor, keeper, attributes, alarms, auth,
                   // etcd promotes once the leader applied its term's first entry. Every member
                   // does here (the raft member may publish its leadership only after the applier
                   // ran): only the leader's deadlines are read, and a member that leads later
@@ -152,7 +163,7 @@ final class MemberBootstrap {
         PeerSide peers = new PeerSide(ctx, config, membership, gate, links, inbox, faults);
         peerSide.set(peers);
         // Followers that need entries this log no longer holds get a snapshot of the state machine.
-        send = peers.sender(new ServerSnapshots(store, storeDir, membership, attributes, lessor, alarms, hub, applied,
+        send = peers.sender(new ServerSnapshots(store, storeDir, membership, attributes, lessor, alarms, auth, hub, applied,
             inbox, applier), inbox);
       }
       ActorRef<RaftMember.Command> raft = ctx.spawn(RaftMember.create(raftSettings, inbox, send,
@@ -202,6 +213,18 @@ final class MemberBootstrap {
       server.stopped.complete(null);
     });
     startHousekeeping(server, system, config, store, lessor, keeper);
+    if (tokens instanceof SimpleTokens simple) {
+      system.scheduler().scheduleWithFixedDelay(Duration.ofSeconds(1), Duration.ofSeconds(1), simple::expire,
+          system.executionContext());
+    }
+    // bcrypt takes tens of milliseconds: on threads of its own, never the applier's or a transport's.
+    ExecutorService bcrypt = Executors.newFixedThreadPool(2, r -> {
+      Thread t = new Thread(r, "bcrypt-" + members.self());
+      t.setDaemon(true);
+      return t;
+    });
+    system.getWhenTerminated().whenComplete((d, e) -> bcrypt.shutdownNow());
+    Passwords passwords = new Passwords(bcrypt, config.auth().bcryptCost(), new SecureRandom());
     // As etcd, every start publishes the name and client URLs of the flags (a new --name on an
     // old data dir renames the member); a member with peers serves once that is applied.
     server.published = attributes.whenRecorded(members.self().value(), config.name(),
@@ -222,7 +245,7 @@ final class MemberBootstrap {
     };
     try {
       ClientServices services = ClientServices.create(server, kv, lessor, leaseForwarding.join(), hub, system,
-          config.watchProgressNotifyInterval(), plugins);
+          config.watchProgressNotifyInterval(), plugins, auth, passwords);
       server.services = services;
       server.bindings = ClientListeners.bind(config, server, services, system);
     } catch (RuntimeException e) {

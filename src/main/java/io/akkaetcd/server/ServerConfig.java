@@ -36,7 +36,13 @@ public record ServerConfig(
     String autoCompactionRetention,
     Duration watchProgressNotifyInterval,
     String logLevel,
-    boolean strictReconfigCheck) {
+    boolean strictReconfigCheck,
+    AuthSettings auth) {
+
+  /** --auth-token as given, --bcrypt-cost, --auth-token-ttl. */
+  public record AuthSettings(String token, int bcryptCost, Duration tokenTtl) {
+    public static final AuthSettings DEFAULT = new AuthSettings("simple", 10, Duration.ofSeconds(300));
+  }
 
   /** etcd's default backend quota when --quota-backend-bytes is 0 (2 GiB). */
   public static final long DEFAULT_QUOTA_BYTES = 2L * 1024 * 1024 * 1024;
@@ -81,7 +87,10 @@ public record ServerConfig(
         GoDuration.parse(v.get("experimental-watch-progress-notify-interval").trim(),
             "experimental-watch-progress-notify-interval"),
         v.get("log-level"),
-        !"false".equals(v.get("strict-reconfig-check")));
+        !"false".equals(v.get("strict-reconfig-check")),
+        new AuthSettings(v.getOrDefault("auth-token", "simple"),
+            (int) Math.min(Integer.MAX_VALUE, nonNegativeLong(v, "bcrypt-cost")),
+            Duration.ofSeconds(nonNegativeLong(v, "auth-token-ttl"))));
     c.autoCompactionPolicy(); // refuses a malformed retention at start, as etcd does
     if (!c.initialCluster.containsKey(c.name)) {
       throw new FlagException("couldn't find local name \"" + c.name + "\" in the initial cluster configuration");
@@ -112,7 +121,7 @@ public record ServerConfig(
     return new ServerConfig(name, dataDir, List.of(), advertiseClientUrls, listenPeerUrls, initialAdvertisePeerUrls,
         initialCluster, initialClusterState, initialClusterToken, maxRequestBytes, maxTxnOps, quotaBackendBytes,
         snapshotCount, heartbeatInterval, electionTimeout, autoCompactionMode, autoCompactionRetention,
-        watchProgressNotifyInterval, logLevel, strictReconfigCheck);
+        watchProgressNotifyInterval, logLevel, strictReconfigCheck, auth);
   }
 
   /** The election timeout in heartbeat ticks (etcd's ElectionTicks). */

@@ -1,5 +1,6 @@
 package io.akkaetcd.api.pipeline;
 
+import io.akkaetcd.auth.AuthInfo;
 import java.net.InetSocketAddress;
 
 /**
@@ -12,7 +13,7 @@ public abstract class Call {
   private final String method;
   private final Transport transport;
   private final long startedNanos = System.nanoTime();
-  private String user;
+  private AuthInfo authInfo;
 
   protected Call(String method, Transport transport) {
     this.method = method;
@@ -59,11 +60,16 @@ public abstract class Call {
 
   /** The user the authenticate stage found, or null (no credentials, or auth is off). */
   public String user() {
-    return user;
+    return authInfo == null ? null : authInfo.username();
   }
 
-  void authenticated(String user) {
-    this.user = user;
+  /** The user and the auth revision its credential stands at, or null (no credentials, or auth is off). */
+  public AuthInfo authInfo() {
+    return authInfo;
+  }
+
+  void authenticated(AuthInfo authInfo) {
+    this.authInfo = authInfo;
   }
 
   @Override
