@@ -9,7 +9,8 @@ import io.akkaetcd.errors.EtcdError;
 
 /**
  * etcd's AuthInfoFromCtx: the token of metadata {@code token} (or {@code authorization}, as the
- * gateway sends it) names the caller; a call without one is anonymous; a token this member does
+ * gateway sends it) names the caller; without one an in-process call acts as its client's user,
+ * any other call is anonymous; a token this member does
  * not know (never assigned here, expired, dropped) is "invalid auth token". While auth is off
  * tokens are ignored (etcd 3.4.29 and 3.5; 3.4.23 refused a stale one).
  */
@@ -31,7 +32,8 @@ final class TokenAuthenticator implements Authenticator {
       token = call.metadata("authorization");
     }
     if (token == null) {
-      return null;
+      // the in-process client's user, at the store's revision (as etcd's CN users)
+      return call.inProcessUser() == null ? null : new AuthInfo(call.inProcessUser(), state.revision());
     }
     return auth.tokens().info(token, state.revision()).orElseThrow(EtcdError.INVALID_AUTH_TOKEN::exception);
   }

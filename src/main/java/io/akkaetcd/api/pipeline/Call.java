@@ -14,6 +14,7 @@ public abstract class Call {
   private final Transport transport;
   private final long startedNanos = System.nanoTime();
   private AuthInfo authInfo;
+  private String inProcessUser;
 
   protected Call(String method, Transport transport) {
     this.method = method;
@@ -22,7 +23,15 @@ public abstract class Call {
 
   /** A call of the in-process client: no metadata, no peer. */
   public static Call inProcess(String method) {
-    return new Call(method, Transport.IN_PROCESS) {
+    return inProcess(method, null);
+  }
+
+  /**
+   * A call of the in-process client acting as {@code user} (null: anonymous): code in the
+   * member's own JVM is trusted with a user name, as a client certificate's CN is in etcd.
+   */
+  public static Call inProcess(String method, String user) {
+    Call call = new Call(method, Transport.IN_PROCESS) {
       @Override
       public String metadata(String key) {
         return null;
@@ -33,6 +42,13 @@ public abstract class Call {
         return null;
       }
     };
+    call.inProcessUser = user;
+    return call;
+  }
+
+  /** The user an in-process call acts as, or null. */
+  public String inProcessUser() {
+    return inProcessUser;
   }
 
   /** etcd's full method name, {@code /<service>/<method>} as gRPC names it. */
