@@ -39,12 +39,7 @@ class AuthTokensTest {
   @Test
   void tokensStandForTheirUserUntilPasswordChangeOrAuthDisable() throws Exception {
     try (ServerProcess server = ServerProcess.start(ServerProcess.Kind.AKKA_ETCD, List.of())) {
-      for (String[] cmd : List.of(new String[] {"user", "add", "root:pw"}, new String[] {"user", "add", "alice:apw"},
-          new String[] {"role", "add", "r1"}, new String[] {"role", "grant-permission", "r1", "readwrite", "a/", "--prefix"},
-          new String[] {"user", "grant-role", "alice", "r1"}, new String[] {"auth", "enable"})) {
-        Etcdctl.Result r = Etcdctl.run(server.endpoint(), cmd);
-        assertEquals(0, r.exit(), String.join(" ", cmd) + ":\n" + r.all());
-      }
+      AuthSetup.enable(server.endpoint());
       ManagedChannel channel = ManagedChannelBuilder.forTarget(server.endpoint()).usePlaintext().build();
       try {
         AuthGrpc.AuthBlockingStub auth = AuthGrpc.newBlockingStub(channel).withDeadlineAfter(10, TimeUnit.SECONDS);
@@ -107,12 +102,7 @@ class AuthTokensTest {
     java.nio.file.Files.writeString(pub, pem("PUBLIC KEY", pair.getPublic().getEncoded()));
     try (ServerProcess server = ServerProcess.start(ServerProcess.Kind.AKKA_ETCD, List.of("--auth-token",
         "jwt,pub-key=" + pub + ",priv-key=" + priv + ",sign-method=RS256,ttl=5m"))) {
-      for (String[] cmd : List.of(new String[] {"user", "add", "root:pw"}, new String[] {"user", "add", "alice:apw"},
-          new String[] {"role", "add", "r1"}, new String[] {"role", "grant-permission", "r1", "readwrite", "a/", "--prefix"},
-          new String[] {"user", "grant-role", "alice", "r1"}, new String[] {"auth", "enable"})) {
-        Etcdctl.Result r = Etcdctl.run(server.endpoint(), cmd);
-        assertEquals(0, r.exit(), String.join(" ", cmd) + ":\n" + r.all());
-      }
+      AuthSetup.enable(server.endpoint());
       ManagedChannel channel = ManagedChannelBuilder.forTarget(server.endpoint()).usePlaintext().build();
       try {
         String token = authenticate(AuthGrpc.newBlockingStub(channel).withDeadlineAfter(10, TimeUnit.SECONDS));

@@ -7,7 +7,6 @@ import com.google.protobuf.ByteString;
 import io.akkaetcd.embed.EtcdClient;
 import io.akkaetcd.errors.EtcdError;
 import io.akkaetcd.errors.EtcdException;
-import java.util.List;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -22,12 +21,7 @@ class EmbeddedAuthTest {
   void inProcessCallsActAsTheirClientsUser() throws Exception {
     try (EmbeddedMember member = new EmbeddedMember()) {
       String endpoint = member.url().replace("http://", "");
-      for (String[] cmd : List.of(new String[] {"user", "add", "root:pw"}, new String[] {"user", "add", "alice:apw"},
-          new String[] {"role", "add", "r1"}, new String[] {"role", "grant-permission", "r1", "readwrite", "a/", "--prefix"},
-          new String[] {"user", "grant-role", "alice", "r1"}, new String[] {"auth", "enable"})) {
-        Etcdctl.Result r = Etcdctl.run(endpoint, cmd);
-        assertEquals(0, r.exit(), String.join(" ", cmd) + ":\n" + r.all());
-      }
+      AuthSetup.enable(endpoint);
       EtcdClient anonymous = member.server().client();
       EtcdClient alice = anonymous.asUser("alice");
       alice.kv().put(b("a/1"), b("v")).toCompletableFuture().get(10, TimeUnit.SECONDS);
