@@ -61,14 +61,14 @@ class ClusterAuthTest {
       // jetcd with a user and password, past the members' log length: the next member snapshots.
       try (Client client = Client.builder().endpoints(members.stream().map(ServerProcess::clientUrl)
           .toArray(String[]::new)).user(bytes("alice")).password(bytes("apw")).build()) {
-        for (int batch = 0; batch < 6; batch++) {
+        for (int batch = 0; batch < 60; batch++) { // 3,000 puts: journal snapshots trim the logs
           List<CompletableFuture<?>> puts = new ArrayList<>();
           for (int i = 0; i < 50; i++) {
             puts.add(client.getKVClient().put(bytes(String.format("a/k%04d", batch * 50 + i)), bytes("v")));
           }
           CompletableFuture.allOf(puts.toArray(CompletableFuture[]::new)).get(30, TimeUnit.SECONDS);
         }
-        assertEquals(300, client.getKVClient().get(bytes("a/k"), GetOption.builder().isPrefix(true).withCountOnly(true)
+        assertEquals(3000, client.getKVClient().get(bytes("a/k"), GetOption.builder().isPrefix(true).withCountOnly(true)
             .build()).get(10, TimeUnit.SECONDS).getCount());
         ExecutionException denied = org.junit.jupiter.api.Assertions.assertThrows(ExecutionException.class,
             () -> client.getKVClient().put(bytes("b"), bytes("v")).get(10, TimeUnit.SECONDS));
