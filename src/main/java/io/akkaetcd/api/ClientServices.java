@@ -3,12 +3,16 @@ package io.akkaetcd.api;
 import akka.actor.typed.ActorSystem;
 import akka.stream.Materializer;
 import akka.stream.SystemMaterializer;
+import io.akkaetcd.api.pipeline.Authenticator;
+import io.akkaetcd.api.pipeline.Authorizer;
 import io.akkaetcd.api.pipeline.CallObserver;
 import io.akkaetcd.api.pipeline.Pipeline;
 import io.akkaetcd.api.pipeline.Plugins;
+import io.akkaetcd.apply.AuthApplier;
 import io.akkaetcd.apply.KvApplier;
 import io.akkaetcd.concurrency.ElectionService;
 import io.akkaetcd.concurrency.LockService;
+import io.akkaetcd.auth.Passwords;
 import io.akkaetcd.lease.LeaseForwarding;
 import io.akkaetcd.lease.Lessor;
 import io.akkaetcd.metrics.EtcdMetrics;
@@ -23,14 +27,23 @@ import java.time.Duration;
  */
 public record ClientServices(Pipeline pipeline, KvService kv, LeaseService lease, WatchService watch,
     ClusterService cluster, MaintenanceService maintenance, HealthService health, LockService lock,
-    ElectionService election, EtcdMetrics metrics) {
+    ElectionService election, AuthService auth, EtcdMetrics metrics) {
 
   /**
    * The services of {@code member} behind a pipeline with {@code plugins} (auth, metrics), and
    * the member's etcd metrics: the pipeline feeds their grpc_server_* besides any plugged observer.
+   * Auth's stages are the member's token check and permission checks unless {@code plugins}
+   * brings its own.
    */
   public static ClientServices create(EtcdMember member, KvApplier kv, Lessor lessor, LeaseForwarding leases,
-      WatchHub hub, ActorSystem<?> system, Duration watchProgressInterval, Plugins plugins) {
+      WatchHub hub, ActorSystem<?> system, Duration watchProgressInterval, Plugins plugins, AuthApplier auth,
+      Passwords passwords) {
+    if (plugins.authenticator() == Authenticator.ALLOW_ALL) {
+      plugins = plugins.withAuthenticator(new TokenAuthenticator(auth));
+    }
+    if (plugins.authorizer() == Authorizer.ALLOW_ALL) {
+      plugins = plugins.withAuthorizer(new RequestAuthorizer(auth));
+    }
     EtcdMetrics metrics = new EtcdMetrics(new MemberMetricsGauges(member), false, true);
     CallObserver grpcMetrics = new GrpcMetricsObserver(metrics.grpc());
     CallObserver observer = plugins.observer() == CallObserver.NONE ? grpcMetrics
@@ -38,12 +51,12 @@ public record ClientServices(Pipeline pipeline, KvService kv, LeaseService lease
     Pipeline pipeline = Pipeline.standard(member, plugins.withObserver(observer));
     KvService kvService = new KvService(member, kv);
     LeaseService lease = new LeaseService(member, lessor, leases);
-    WatchService watch = new WatchService(member, hub, system, watchProgressInterval);
+    WatchService watch = new WatchService(member, hub, system, watchProgressInterval, auth);
     // The recipes call the member as a client does: through the pipeline, to these very services.
     PipelineStore store = new PipelineStore(pipeline, kvService, lease, watch);
     Materializer mat = SystemMaterializer.get(system).materializer();
     return new ClientServices(pipeline, kvService, lease, watch, new ClusterService(member),
         new MaintenanceService(member), new HealthService(member), new LockService(store, mat),
-        new ElectionService(store, mat), metrics);
+        new ElectionService(store, mat), new AuthService(member, auth, passwords), metrics);
   }
 }

@@ -6,6 +6,7 @@ import akka.http.javadsl.model.HttpResponse;
 import akka.japi.function.Function;
 import akka.stream.Materializer;
 import akka.stream.SystemMaterializer;
+import io.akkaetcd.proto.etcdserverpb.Auth;
 import io.akkaetcd.proto.etcdserverpb.Cluster;
 import io.akkaetcd.proto.etcdserverpb.KV;
 import io.akkaetcd.proto.etcdserverpb.Lease;
@@ -99,6 +100,43 @@ public final class GrpcServices {
             lease::leaseLeases)
         .stream("LeaseKeepAlive", Lease.Serializers.LeaseKeepAliveRequestSerializer,
             Lease.Serializers.LeaseKeepAliveResponseSerializer, lease::leaseKeepAlive)
+        .build(pipeline, mat, system));
+    AuthService auth = shared.auth();
+    services.put(Auth.name, builder.apply(Auth.name)
+        .method("AuthEnable", Auth.Serializers.AuthEnableRequestSerializer, Auth.Serializers.AuthEnableResponseSerializer,
+            auth::authEnable)
+        .method("AuthDisable", Auth.Serializers.AuthDisableRequestSerializer,
+            Auth.Serializers.AuthDisableResponseSerializer, auth::authDisable)
+        .method("AuthStatus", Auth.Serializers.AuthStatusRequestSerializer, Auth.Serializers.AuthStatusResponseSerializer,
+            auth::authStatus)
+        .method("Authenticate", Auth.Serializers.AuthenticateRequestSerializer,
+            Auth.Serializers.AuthenticateResponseSerializer, auth::authenticate)
+        .method("UserAdd", Auth.Serializers.AuthUserAddRequestSerializer, Auth.Serializers.AuthUserAddResponseSerializer,
+            auth::userAdd)
+        .method("UserGet", Auth.Serializers.AuthUserGetRequestSerializer, Auth.Serializers.AuthUserGetResponseSerializer,
+            auth::userGet)
+        .method("UserList", Auth.Serializers.AuthUserListRequestSerializer, Auth.Serializers.AuthUserListResponseSerializer,
+            auth::userList)
+        .method("UserDelete", Auth.Serializers.AuthUserDeleteRequestSerializer,
+            Auth.Serializers.AuthUserDeleteResponseSerializer, auth::userDelete)
+        .method("UserChangePassword", Auth.Serializers.AuthUserChangePasswordRequestSerializer,
+            Auth.Serializers.AuthUserChangePasswordResponseSerializer, auth::userChangePassword)
+        .method("UserGrantRole", Auth.Serializers.AuthUserGrantRoleRequestSerializer,
+            Auth.Serializers.AuthUserGrantRoleResponseSerializer, auth::userGrantRole)
+        .method("UserRevokeRole", Auth.Serializers.AuthUserRevokeRoleRequestSerializer,
+            Auth.Serializers.AuthUserRevokeRoleResponseSerializer, auth::userRevokeRole)
+        .method("RoleAdd", Auth.Serializers.AuthRoleAddRequestSerializer, Auth.Serializers.AuthRoleAddResponseSerializer,
+            auth::roleAdd)
+        .method("RoleGet", Auth.Serializers.AuthRoleGetRequestSerializer, Auth.Serializers.AuthRoleGetResponseSerializer,
+            auth::roleGet)
+        .method("RoleList", Auth.Serializers.AuthRoleListRequestSerializer, Auth.Serializers.AuthRoleListResponseSerializer,
+            auth::roleList)
+        .method("RoleDelete", Auth.Serializers.AuthRoleDeleteRequestSerializer,
+            Auth.Serializers.AuthRoleDeleteResponseSerializer, auth::roleDelete)
+        .method("RoleGrantPermission", Auth.Serializers.AuthRoleGrantPermissionRequestSerializer,
+            Auth.Serializers.AuthRoleGrantPermissionResponseSerializer, auth::roleGrantPermission)
+        .method("RoleRevokePermission", Auth.Serializers.AuthRoleRevokePermissionRequestSerializer,
+            Auth.Serializers.AuthRoleRevokePermissionResponseSerializer, auth::roleRevokePermission)
         .build(pipeline, mat, system));
     HealthService health = shared.health();
     services.put(Health.name, builder.apply(Health.name)

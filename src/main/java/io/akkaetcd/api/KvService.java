@@ -1,7 +1,9 @@
 package io.akkaetcd.api;
 
 import io.akkaetcd.alarm.Quota;
+import io.akkaetcd.api.pipeline.CurrentCall;
 import io.akkaetcd.apply.KvRequestValidator;
+import io.akkaetcd.auth.AuthInfo;
 import io.akkaetcd.errors.EtcdError;
 import io.akkaetcd.errors.EtcdFailures;
 import io.akkaetcd.apply.KvApplier;
@@ -54,25 +56,28 @@ public final class KvService implements KV {
 
   @Override
   public CompletionStage<PutResponse> put(PutRequest in) {
+    AuthInfo who = CurrentCall.authInfo();
     return EtcdFailures.guarded(() -> {
       KvRequestValidator.checkPut(in);
       return quota.admit(Quota.cost(in))
-          .thenCompose(v -> member.propose(InternalRaftRequest.newBuilder().setPut(in)))
+          .thenCompose(v -> member.propose(Callers.by(who, InternalRaftRequest.newBuilder().setPut(in))))
           .thenApply(r -> withHeader((PutResponse) r));
     });
   }
 
   @Override
   public CompletionStage<DeleteRangeResponse> deleteRange(DeleteRangeRequest in) {
+    AuthInfo who = CurrentCall.authInfo();
     return EtcdFailures.guarded(() -> {
       KvRequestValidator.checkDeleteRange(in);
-      return member.propose(InternalRaftRequest.newBuilder().setDeleteRange(in))
+      return member.propose(Callers.by(who, InternalRaftRequest.newBuilder().setDeleteRange(in)))
           .thenApply(r -> withHeader((DeleteRangeResponse) r));
     });
   }
 
   @Override
   public CompletionStage<TxnResponse> txn(TxnRequest in) {
+    AuthInfo who = CurrentCall.authInfo();
     return EtcdFailures.guarded(() -> {
       KvRequestValidator.checkTxn(in, member.maxTxnOps());
       if (KvApplier.isReadOnly(in)) {
@@ -80,16 +85,17 @@ public final class KvService implements KV {
         return read(false, () -> withHeader(applier.txnReadOnly(member.store(), in)));
       }
       return quota.admit(Quota.cost(in))
-          .thenCompose(v -> member.propose(InternalRaftRequest.newBuilder().setTxn(in)))
+          .thenCompose(v -> member.propose(Callers.by(who, InternalRaftRequest.newBuilder().setTxn(in))))
           .thenApply(r -> withHeader((TxnResponse) r));
     });
   }
 
   @Override
   public CompletionStage<CompactionResponse> compact(CompactionRequest in) {
+    AuthInfo who = CurrentCall.authInfo();
     return EtcdFailures.guarded(() -> {
       KvRequestValidator.checkCompaction(in);
-      return member.propose(InternalRaftRequest.newBuilder().setCompaction(in))
+      return member.propose(Callers.by(who, InternalRaftRequest.newBuilder().setCompaction(in)))
           .thenApply(r -> withHeader((CompactionResponse) r));
     });
   }

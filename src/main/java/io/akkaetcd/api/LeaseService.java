@@ -58,7 +58,9 @@ public final class LeaseService implements Lease {
 
   @Override
   public CompletionStage<LeaseRevokeResponse> leaseRevoke(LeaseRevokeRequest in) {
-    return EtcdFailures.guarded(() -> member.propose(InternalRaftRequest.newBuilder().setLeaseRevoke(in)).thenApply(r -> {
+    io.akkaetcd.auth.AuthInfo who = io.akkaetcd.api.pipeline.CurrentCall.authInfo(); // checked at apply
+    return EtcdFailures.guarded(() -> member.propose(Callers.by(who, InternalRaftRequest.newBuilder().setLeaseRevoke(in)))
+        .thenApply(r -> {
       LeaseRevokeResponse v = (LeaseRevokeResponse) r;
       return v.toBuilder().setHeader(member.header(v.getHeader().getRevision())).build();
     }));

@@ -7,7 +7,15 @@ import akka.actor.typed.DispatcherSelector;
 import akka.japi.Pair;
 import akka.stream.BoundedSourceQueue;
 import akka.stream.javadsl.Source;
+import io.akkaetcd.api.pipeline.CurrentCall;
+import io.akkaetcd.apply.AuthApplier;
+import io.akkaetcd.auth.AuthInfo;
+import io.akkaetcd.auth.AuthState;
+import io.akkaetcd.auth.PermType;
+import io.akkaetcd.errors.EtcdError;
+import io.akkaetcd.errors.EtcdException;
 import io.akkaetcd.proto.etcdserverpb.Watch;
+import io.akkaetcd.proto.etcdserverpb.WatchCreateRequest;
 import io.akkaetcd.proto.etcdserverpb.WatchRequest;
 import io.akkaetcd.proto.etcdserverpb.WatchResponse;
 import io.akkaetcd.watch.WatchHub;
@@ -17,7 +25,9 @@ import java.util.concurrent.atomic.AtomicLong;
 /**
  * etcd's Watch service: one {@link WatchRouter} actor per gRPC stream, fed the client's requests,
  * answering through a bounded buffer ({@value #BUFFERED_RESPONSES} responses) so that a slow
- * reader costs bounded memory.
+ * reader costs bounded memory. While auth is on, a watch is checked as it is created (READ on its
+ * range, etcd's isWatchPermitted); a denied one is answered created and canceled, watch id -1,
+ * with the reason, and the stream goes on.
  */
 public final class WatchService implements Watch {
   static final int BUFFERED_RESPONSES = 128;
@@ -28,9 +38,11 @@ public final class WatchService implements Watch {
   /** Numbers watch streams per JVM: members inside one host system name their routers apart. */
   private static final AtomicLong STREAMS = new AtomicLong();
   private final java.time.Duration progressInterval;
+  private final AuthApplier auth;
 
   public WatchService(EtcdMember member, WatchHub hub, ActorSystem<?> system,
-      java.time.Duration progressInterval) {
+      java.time.Duration progressInterval, AuthApplier auth) {
+    this.auth = auth;
     this.progressInterval = progressInterval;
     this.member = member;
     this.hub = hub;
@@ -39,6 +51,7 @@ public final class WatchService implements Watch {
 
   @Override
   public Source<WatchResponse, NotUsed> watch(Source<WatchRequest, NotUsed> in) {
+    AuthInfo who = CurrentCall.authInfo();
     Pair<BoundedSourceQueue<WatchResponse>, Source<WatchResponse, NotUsed>> out =
         Source.<WatchResponse>queue(BUFFERED_RESPONSES).preMaterialize(system);
     ActorRef<WatchRouter.Command>[] self = new ActorRef[1];
@@ -50,11 +63,29 @@ public final class WatchService implements Watch {
         DispatcherSelector.fromConfig("akka-etcd.read-dispatcher"));
     self[0] = router;
     hub.register(router);
-    in.runForeach(req -> router.tell(new WatchRouter.Request(req)), system)
+    in.runForeach(req -> {
+      if (req.hasCreateRequest() && !permitted(who, req.getCreateRequest())) {
+        out.first().offer(WatchResponse.newBuilder().setHeader(member.header(member.store().currentRevision()))
+            .setWatchId(-1).setCreated(true).setCanceled(true)
+            .setCancelReason(EtcdError.PERMISSION_DENIED.text()).build());
+      } else {
+        router.tell(new WatchRouter.Request(req));
+      }
+    }, system)
         .whenComplete((done, error) -> router.tell(WatchRouter.StreamEnded.INSTANCE));
     return out.second().watchTermination((mat, done) -> {
       done.whenComplete((d, e) -> router.tell(WatchRouter.StreamEnded.INSTANCE));
       return mat;
     });
+  }
+
+  private boolean permitted(AuthInfo who, WatchCreateRequest create) {
+    AuthState state = auth.state();
+    try {
+      state.checkPermitted(who, create.getKey(), create.getRangeEnd(), PermType.READ);
+      return true;
+    } catch (EtcdException e) {
+      return false;
+    }
   }
 }

@@ -14,7 +14,7 @@ import io.akkaetcd.proto.etcdserverpb.InternalRaftRequest;
 /**
  * Applies a decoded raft request (while a NOSPACE alarm is raised, refusing what etcd's capped
  * applier refuses, see {@link Quota#refusedWhileNoSpace}): alarm requests with {@link Alarms}, KV requests with the {@link KvApplier}, lease grants and revokes
- * with the {@link Lessor}, members' published client URLs with {@link MemberAttributes}. Returns the response; for a compaction with physical=true, a stage that
+ * with the {@link Lessor}, Auth entries and the write checks with the {@link AuthApplier}, members' published client URLs with {@link MemberAttributes}. Returns the response; for a compaction with physical=true, a stage that
  * completes once the compaction is durable.
  * A request of a kind not served yet changes nothing and answers nothing.
  */
@@ -25,11 +25,13 @@ public final class RequestDispatch implements ApplierActor.RequestApplier {
   private final MemberAttributes attributes;
   private final Alarms alarms;
   private final java.util.function.LongConsumer termEntryApplied;
+  private final AuthApplier auth;
 
   /** @param termEntryApplied told the term of every empty entry applied (a new leader's first) */
   public RequestDispatch(KvApplier kv, Lessor lessor, LeaseKeeper keeper, MemberAttributes attributes,
-      Alarms alarms, java.util.function.LongConsumer termEntryApplied) {
+      Alarms alarms, AuthApplier auth, java.util.function.LongConsumer termEntryApplied) {
     this.alarms = alarms;
+    this.auth = auth;
     this.kv = kv;
     this.lessor = lessor;
     this.keeper = keeper;
@@ -50,6 +52,11 @@ public final class RequestDispatch implements ApplierActor.RequestApplier {
 
   @Override
   public Object apply(KvStore store, long index, InternalRaftRequest r) {
+    // etcd's auth applier wraps the quota one: a client write is checked first, at apply.
+    auth.checkWrite(r, lessor);
+    if (AuthApplier.isAuth(r)) {
+      return auth.apply(store, index, r);
+    }
     if (Quota.refusedWhileNoSpace(r) && alarms.active(AlarmType.NOSPACE)) {
       throw EtcdError.NO_SPACE.exception();
     }

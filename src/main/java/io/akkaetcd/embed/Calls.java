@@ -19,16 +19,19 @@ import java.util.function.Function;
 final class Calls {
   private final Pipeline pipeline;
   private final Executor executor;
+  /** Who the calls act as while auth is on (null: anonymous). */
+  private final String user;
 
-  Calls(Pipeline pipeline, Executor executor) {
+  Calls(Pipeline pipeline, Executor executor, String user) {
     this.pipeline = pipeline;
     this.executor = executor;
+    this.user = user;
   }
 
   /** A unary call of {@code method} (e.g. {@link io.akkaetcd.api.pipeline.Methods#PUT}). */
   <Q, R> CompletionStage<R> unary(String method, Q request, Function<Q, CompletionStage<R>> service) {
     CompletableFuture<R> out = new CompletableFuture<>();
-    pipeline.unary(Call.inProcess(method), request, service).whenCompleteAsync((r, e) -> {
+    pipeline.unary(Call.inProcess(method, user), request, service).whenCompleteAsync((r, e) -> {
       if (e == null) {
         out.complete(r);
       } else {
@@ -41,7 +44,7 @@ final class Calls {
   /** A stream of {@code method}: each materialization opens one stream through the pipeline. */
   <Q, R> Source<R, NotUsed> stream(String method, Source<Q, NotUsed> requests,
       Function<Source<Q, NotUsed>, Source<R, NotUsed>> service) {
-    return Source.fromMaterializer((mat, attributes) -> pipeline.stream(Call.inProcess(method), requests, service))
+    return Source.fromMaterializer((mat, attributes) -> pipeline.stream(Call.inProcess(method, user), requests, service))
         .mapMaterializedValue(f -> NotUsed.getInstance())
         .mapError(Throwable.class, EtcdFailures::cause);
   }

@@ -2,6 +2,7 @@ package io.akkaetcd.embed;
 
 import io.akkaetcd.api.ClientServices;
 import java.util.concurrent.Executor;
+import java.util.function.Function;
 import java.util.function.Supplier;
 
 /**
@@ -20,20 +21,33 @@ public final class EtcdClient {
 
   /** This client's services; for an {@link EmbeddedEtcd}'s client, those of its current incarnation. */
   private final Supplier<Parts> parts;
+  /** The same client acting as another user. */
+  private final Function<String, EtcdClient> asUser;
 
-  private EtcdClient(Calls calls, ClientServices services) {
-    Parts p = new Parts(new Kv(calls, services.kv()), new Watch(calls, services.watch()),
-        new Lease(calls, services.lease()), new Members(calls, services.cluster(), services.maintenance()));
-    this.parts = () -> p;
-  }
-
-  private EtcdClient(Supplier<Parts> parts) {
+  private EtcdClient(Supplier<Parts> parts, Function<String, EtcdClient> asUser) {
     this.parts = parts;
+    this.asUser = asUser;
   }
 
   /** A client of a member through its {@code services} and their pipeline; results complete on {@code executor}. */
   public static EtcdClient create(ClientServices services, Executor executor) {
-    return new EtcdClient(new Calls(services.pipeline(), executor), services);
+    return create(services, executor, null);
+  }
+
+  private static EtcdClient create(ClientServices services, Executor executor, String user) {
+    Calls calls = new Calls(services.pipeline(), executor, user);
+    Parts p = new Parts(new Kv(calls, services.kv()), new Watch(calls, services.watch()),
+        new Lease(calls, services.lease()), new Members(calls, services.cluster(), services.maintenance()));
+    return new EtcdClient(() -> p, u -> create(services, executor, u));
+  }
+
+  /**
+   * This client acting as {@code user} while auth is on: its calls are checked against the
+   * user's roles, without a password or token (code in the member's JVM is trusted with a name;
+   * see docs/auth.md). A client not given a user is anonymous, refused what needs one.
+   */
+  public EtcdClient asUser(String user) {
+    return asUser.apply(user);
   }
 
   /**
@@ -42,7 +56,12 @@ public final class EtcdClient {
    * already open stay on the incarnation they were opened on, and end with it.
    */
   static EtcdClient following(Supplier<EtcdClient> current) {
-    return new EtcdClient(() -> current.get().parts.get());
+    return following(current, null);
+  }
+
+  private static EtcdClient following(Supplier<EtcdClient> current, String user) {
+    return new EtcdClient(() -> (user == null ? current.get() : current.get().asUser(user)).parts.get(),
+        u -> following(current, u));
   }
 
   public Kv kv() {

@@ -106,6 +106,15 @@ public interface KvStore extends AutoCloseable {
   /** Every alarm recorded on disk, as recorded (read at start and after a snapshot install). */
   java.util.List<byte[]> alarms();
 
+  /**
+   * Writes (or with {@code value == null} deletes) a row of one of etcd's named buckets other
+   * than the key space (auth's), with the current batch.
+   */
+  void putBucketRow(String bucket, ByteString key, ByteString value);
+
+  /** The bucket's rows on disk, in key order (read at start and after a snapshot install). */
+  List<BucketRow> bucketRows(String bucket);
+
   /** Compacts the backend's files down to the data it holds (etcd's defragment); completes when done. */
   default java.util.concurrent.CompletionStage<Void> defragment() {
     return java.util.concurrent.CompletableFuture.completedFuture(null);
@@ -152,6 +161,9 @@ public interface KvStore extends AutoCloseable {
       kvs = List.copyOf(kvs);
     }
   }
+
+  /** One row of a named bucket. */
+  record BucketRow(String bucket, ByteString key, ByteString value) {}
 
   /** etcd's HashKV answer. */
   record HashResult(int hash, long compactRevision, long revision) {}

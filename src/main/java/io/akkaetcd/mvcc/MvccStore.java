@@ -38,6 +38,7 @@ public final class MvccStore implements KvStore {
   private final KvHash hash;
   private final LeaseRows leases;
   private final AlarmRows alarms;
+  private final BucketRows buckets;
   private volatile long installedIndex;
   /** Live keys with a lease, gathered by the scan at open; handed out once, to the lessor. */
   private Map<ByteString, Long> leasedAtOpen;
@@ -51,6 +52,7 @@ public final class MvccStore implements KvStore {
     this.hash = new KvHash(index, backend);
     this.leases = new LeaseRows(backend, batch);
     this.alarms = new AlarmRows(backend, batch);
+    this.buckets = new BucketRows(backend, batch);
   }
 
   public static MvccStore open(Path dir) {
@@ -192,6 +194,16 @@ public final class MvccStore implements KvStore {
   @Override
   public void deleteAlarm(byte[] record) {
     alarms.delete(record);
+  }
+
+  @Override
+  public void putBucketRow(String bucket, ByteString key, ByteString value) {
+    buckets.put(bucket, key, value);
+  }
+
+  @Override
+  public List<BucketRow> bucketRows(String bucket) {
+    return buckets.read(bucket);
   }
 
   /** See {@link Compaction#compact}. */

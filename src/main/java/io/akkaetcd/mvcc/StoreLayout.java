@@ -14,7 +14,8 @@ import java.nio.charset.StandardCharsets;
  *       revision, finished and scheduled compaction revisions, installed index);
  *   <li>{@code 'l' + lease id} → the lease's TTL in seconds;
  *   <li>{@code 'a' + alarm} → nothing: the raised alarms, keyed by their serialized form as
- *       etcd's alarm bucket keys them.
+ *       etcd's alarm bucket keys them;
+ *   <li>{@code 'u' + bucket + 0 + key} → the row of one of etcd's other buckets (auth's).
  * </ul>
  * The format is what stores on disk and snapshots between members hold: it must not change.
  * Pure functions, any thread.
@@ -25,6 +26,7 @@ final class StoreLayout {
   static final byte REV = 'r';
   static final byte LEASE = 'l';
   static final byte ALARM = 'a';
+  static final byte BUCKET = 'u';
   static final byte[] META_APPLIED = meta("applied");
   /** The applied index of the snapshot this store was installed from (see {@link IncomingStore#finish}). */
   static final byte[] META_INSTALLED = meta("installed");
@@ -52,6 +54,11 @@ final class StoreLayout {
 
   static byte[] alarmKey(byte[] record) {
     return ByteBuffer.allocate(record.length + 1).put(ALARM).put(record).array();
+  }
+
+  static byte[] bucketKey(String bucket, byte[] key) {
+    byte[] name = BucketRows.name(bucket);
+    return ByteBuffer.allocate(name.length + key.length + 2).put(BUCKET).put(name).put((byte) 0).put(key).array();
   }
 
   private static byte[] meta(String name) {

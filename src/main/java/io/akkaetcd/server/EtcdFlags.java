@@ -16,7 +16,6 @@ import java.util.List;
  * from this table ({@link FlagsDoc}); a test checks it against the real {@code etcd --help}.
  */
 final class EtcdFlags {
-  static final String AUTH = "auth (issue #27)";
   static final String METRICS = "/metrics (issue #29)";
   static final String CORRUPT = "corruption checks (issue #30)";
   static final String CHECKPOINTS = "persisted lease checkpoints (issue #31)";
@@ -131,12 +130,9 @@ final class EtcdFlags {
 
   private void auth() {
     section = "Auth";
-    refused("auth-token", "simple", FlagType.STRING, "Auth token kind and options ('simple' or 'jwt,...').",
-        otherThan("simple"), AUTH);
-    ignored("bcrypt-cost", "10", FlagType.UINT, "bcrypt cost of stored passwords (4 to 31).",
-        "akka-etcd has no users or passwords until " + AUTH);
-    ignored("auth-token-ttl", "300", FlagType.UINT, "Seconds a simple token lives.",
-        "akka-etcd has no tokens until " + AUTH);
+    on("auth-token", "simple", FlagType.STRING, "Auth token kind and options ('simple' or 'jwt,...').");
+    on("bcrypt-cost", "10", FlagType.UINT, "bcrypt cost of stored passwords (4 to 31).");
+    on("auth-token-ttl", "300", FlagType.UINT, "Seconds a simple token lives.");
   }
 
   private void monitoring() {

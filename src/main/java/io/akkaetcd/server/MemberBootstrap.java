@@ -14,6 +14,11 @@ import com.typesafe.config.Config;
 import io.akkaetcd.alarm.Alarms;
 import io.akkaetcd.api.ClientServices;
 import io.akkaetcd.apply.ApplierActor;
+import io.akkaetcd.apply.AuthApplier;
+import io.akkaetcd.auth.AuthTokenOptions;
+import io.akkaetcd.auth.Passwords;
+import io.akkaetcd.auth.SimpleTokens;
+import io.akkaetcd.auth.TokenProvider;
 import io.akkaetcd.apply.KvApplier;
 import io.akkaetcd.apply.RequestDispatch;
 import io.akkaetcd.cluster.ClusterMembers;
@@ -47,10 +52,13 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.security.SecureRandom;
 import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
@@ -60,7 +68,7 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Starts one incarnation of a member, in the order of the data path: the data directory and its
- * membership, the journal check, the MVCC store and what is recovered from it (leases, alarms),
+ * membership, the journal check, the MVCC store and what is recovered from it (leases, alarms, auth),
  * then in the member's ActorSystem the applier, the peer side and the Raft member, then the
  * request expiry, lease expiry and compactor, and last the client listeners.
  */
@@ -142,6 +150,9 @@ final class MemberBootstrap {
     }
     KvApplier kv = new KvApplier(lessor);
     Alarms alarms = Alarms.recover(store);
+    TokenProvider tokens = AuthTokenOptions.parse(config.auth().token()).provider(config.auth().tokenTtl(),
+        d -> GoDuration.parse(d, "auth-token"), new SecureRandom());
+    AuthApplier auth = AuthApplier.recover(store, tokens);
     WatchHub hub = new WatchHub();
     RaftMember.Settings raftSettings = new RaftMember.Settings(members.self().value(), members.voterIds(),
         members.learnerIds(),
@@ -163,7 +174,7 @@ final class MemberBootstrap {
     PeerActivity links = new PeerActivity(config.electionTimeout());
     Behavior<Void> guardian = Behaviors.setup(ctx -> {
       ActorRef<ApplierActor.Command> applier = ctx.spawn(
-          ApplierActor.create(store, new RequestDispatch(kv, lessor, keeper, attributes, alarms,
+          ApplierActor.create(store, new RequestDispatch(kv, lessor, keeper, attributes, alarms, auth,
                   // etcd promotes once the leader applied its term's first entry. Every member
                   // does here (the raft member may publish its leadership only after the applier
                   // ran): only the leader's deadlines are read, and a member that leads later
@@ -191,7 +202,7 @@ final class MemberBootstrap {
         PeerSide peers = new PeerSide(peerCtx, config, membership, gate, links, inbox, faults);
         peerSide.set(peers);
         // Followers that need entries this log no longer holds get a snapshot of the state machine.
-        return peers.sender(new ServerSnapshots(store, storeDir, membership, attributes, lessor, alarms, hub, applied,
+        return peers.sender(new ServerSnapshots(store, storeDir, membership, attributes, lessor, alarms, auth, hub, applied,
             inbox, applier), inbox);
       };
       Consumer<Message> send = hosted == null || alone ? peerFacing.apply(ctx)
@@ -251,6 +262,18 @@ final class MemberBootstrap {
     Proposals proposals = server.proposals();
     akka.actor.Cancellable expirySweep = system.scheduler().scheduleWithFixedDelay(Proposals.EXPIRY_SWEEP,
         Proposals.EXPIRY_SWEEP, proposals::expire, system.executionContext());
+    // Simple tokens expire on a sweep, as etcd's simple token TTL keeper does.
+    akka.actor.Cancellable tokenSweep = tokens instanceof SimpleTokens simple
+        ? system.scheduler().scheduleWithFixedDelay(Duration.ofSeconds(1), Duration.ofSeconds(1), simple::expire,
+            system.executionContext())
+        : akka.actor.Cancellable.alreadyCancelled();
+    // bcrypt takes tens of milliseconds: on threads of its own, never the applier's or a transport's.
+    ExecutorService bcrypt = Executors.newFixedThreadPool(2, r -> {
+      Thread t = new Thread(r, "bcrypt-" + members.self());
+      t.setDaemon(true);
+      return t;
+    });
+    Passwords passwords = new Passwords(bcrypt, config.auth().bcryptCost(), new SecureRandom());
     restartOrStopOnMembership(server, home, membership, alone);
     if (!alone) {
       peerSide.get().onQuarantined(() -> {
@@ -260,6 +283,8 @@ final class MemberBootstrap {
     }
     home.whenTerminated().whenComplete((d, e) -> {
       expirySweep.cancel();
+      tokenSweep.cancel();
+      bcrypt.shutdownNow();
       proposals.failAll(EtcdError.STOPPED.exception());
       store.close();
       log.info("{} stopped; store closed", members.self());
@@ -285,7 +310,7 @@ final class MemberBootstrap {
     };
     try {
       ClientServices services = ClientServices.create(server, kv, lessor, leaseForwarding.join(), hub, system,
-          config.watchProgressNotifyInterval(), plugins);
+          config.watchProgressNotifyInterval(), plugins, auth, passwords);
       server.services = services;
       home.listening(ClientListeners.bind(config, clientTls, server, services, system,
           listenerSettings(settings, system)));

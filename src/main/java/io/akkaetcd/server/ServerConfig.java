@@ -42,7 +42,13 @@ public record ServerConfig(
     boolean leaseCheckpoint,
     boolean grpcGateway,
     TlsInfo clientTls,
-    TlsInfo peerTls) {
+    TlsInfo peerTls,
+    AuthSettings auth) {
+
+  /** --auth-token as given, --bcrypt-cost, --auth-token-ttl. */
+  public record AuthSettings(String token, int bcryptCost, Duration tokenTtl) {
+    public static final AuthSettings DEFAULT = new AuthSettings("simple", 10, Duration.ofSeconds(300));
+  }
 
   /** etcd's default backend quota when --quota-backend-bytes is 0 (2 GiB). */
   public static final long DEFAULT_QUOTA_BYTES = 2L * 1024 * 1024 * 1024;
@@ -91,7 +97,10 @@ public record ServerConfig(
         "true".equals(v.get("experimental-enable-lease-checkpoint")),
         !"false".equals(v.get("enable-grpc-gateway")),
         TlsInfo.client(v),
-        TlsInfo.peer(v));
+        TlsInfo.peer(v),
+        new AuthSettings(v.getOrDefault("auth-token", "simple"),
+            (int) Math.min(Integer.MAX_VALUE, nonNegativeLong(v, "bcrypt-cost")),
+            Duration.ofSeconds(nonNegativeLong(v, "auth-token-ttl"))));
     c.autoCompactionPolicy(); // refuses a malformed retention at start, as etcd does
     if (!c.initialCluster.containsKey(c.name)) {
       throw new FlagException("couldn't find local name \"" + c.name + "\" in the initial cluster configuration");
@@ -123,7 +132,7 @@ public record ServerConfig(
         initialCluster, initialClusterState, initialClusterToken, maxRequestBytes, maxTxnOps, quotaBackendBytes,
         snapshotCount, heartbeatInterval, electionTimeout, autoCompactionMode, autoCompactionRetention,
         watchProgressNotifyInterval, logLevel, strictReconfigCheck, leaseCheckpoint, grpcGateway,
-        clientTls, peerTls);
+        clientTls, peerTls, auth);
   }
 
   /** The election timeout in heartbeat ticks (etcd's ElectionTicks). */

@@ -43,19 +43,21 @@ final class ServerSnapshots implements StateMachineSnapshots {
   private final MemberAttributes attributes;
   private final Lessor lessor;
   private final io.akkaetcd.alarm.Alarms alarms;
+  private final io.akkaetcd.apply.AuthApplier auth;
   private final WatchHub hub;
   private final AppliedIndexWait applied;
   private final RaftInbox inbox;
   private final ActorRef<ApplierActor.Command> applier;
 
   ServerSnapshots(MvccStore store, Path storeDir, Membership membership, MemberAttributes attributes, Lessor lessor,
-      io.akkaetcd.alarm.Alarms alarms, WatchHub hub, AppliedIndexWait applied, RaftInbox inbox, ActorRef<ApplierActor.Command> applier) {
+      io.akkaetcd.alarm.Alarms alarms, io.akkaetcd.apply.AuthApplier auth, WatchHub hub, AppliedIndexWait applied, RaftInbox inbox, ActorRef<ApplierActor.Command> applier) {
     this.store = store;
     this.storeDir = storeDir;
     this.membership = membership;
     this.attributes = attributes;
     this.lessor = lessor;
     this.alarms = alarms;
+    this.auth = auth;
     this.hub = hub;
     this.applied = applied;
     this.inbox = inbox;
@@ -103,6 +105,7 @@ final class ServerSnapshots implements StateMachineSnapshots {
       store.install(received);
       lessor.reload(store);
       alarms.reload(store);
+      auth.reload(store);
       applied.advance(store.appliedIndex());
       hub.committed(store.currentRevision());
       inbox.snapshotInstalled(new RaftInbox.SnapshotInstalled(first.getFrom(), first.getTerm(),

@@ -248,6 +248,26 @@ final class InMemoryKvStore implements KvStore {
   @Override
   public void close() {}
 
+  private final java.util.Map<String, java.util.TreeMap<com.google.protobuf.ByteString, com.google.protobuf.ByteString>>
+      bucketRecords = new java.util.HashMap<>();
+
+  @Override
+  public void putBucketRow(String bucket, com.google.protobuf.ByteString key, com.google.protobuf.ByteString value) {
+    var rows = bucketRecords.computeIfAbsent(bucket,
+        b -> new java.util.TreeMap<>(com.google.protobuf.ByteString.unsignedLexicographicalComparator()));
+    if (value == null) {
+      rows.remove(key);
+    } else {
+      rows.put(key, value);
+    }
+  }
+
+  @Override
+  public java.util.List<BucketRow> bucketRows(String bucket) {
+    return bucketRecords.getOrDefault(bucket, new java.util.TreeMap<>()).entrySet().stream()
+        .map(e -> new BucketRow(bucket, e.getKey(), e.getValue())).toList();
+  }
+
   private final java.util.List<com.google.protobuf.ByteString> alarmRecords = new java.util.ArrayList<>();
 
   @Override

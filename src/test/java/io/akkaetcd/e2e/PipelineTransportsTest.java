@@ -52,7 +52,8 @@ class PipelineTransportsTest {
 
   private Plugins recording() {
     return Plugins.NONE
-        .withAuthenticator(call -> call.metadata("token"))
+        .withAuthenticator(call -> call.metadata("token") == null ? null
+            : new io.akkaetcd.auth.AuthInfo(call.metadata("token"), 1))
         .withAuthorizer((call, request) -> authorized.add(call.transport() + " " + call.method() + " " + call.user()))
         .withObserver(new CallObserver() {
           @Override

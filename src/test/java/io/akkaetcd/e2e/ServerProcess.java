@@ -197,9 +197,18 @@ final class ServerProcess implements AutoCloseable {
   }
 
   void start() {
+    start(new String[0]);
+  }
+
+  /**
+   * Starts and waits until healthy as etcdctl sees it with these flags: with auth on, etcdctl's
+   * health check (a Range) needs {@code --user} (etcd 3.4 counts only "permission denied" as
+   * healthy).
+   */
+  void start(String... healthFlags) {
     launch();
     try {
-      awaitHealthy(Duration.ofSeconds(90));
+      awaitHealthy(Duration.ofSeconds(90), healthFlags);
     } catch (RuntimeException e) {
       process.destroyForcibly(); // a member that never became healthy must not outlive its test
       throw e;
@@ -258,13 +267,15 @@ final class ServerProcess implements AutoCloseable {
     }
   }
 
-  private void awaitHealthy(Duration timeout) {
+  private void awaitHealthy(Duration timeout, String... flags) {
     Instant deadline = Instant.now().plus(timeout);
     while (Instant.now().isBefore(deadline)) {
       if (!process.isAlive()) {
         throw new IllegalStateException(kind + " exited with " + process.exitValue() + ":\n" + log());
       }
-      if (ctl("endpoint", "health", "--command-timeout=1s").exit() == 0) {
+      List<String> args = new ArrayList<>(List.of(flags));
+      args.addAll(List.of("endpoint", "health", "--command-timeout=1s"));
+      if (ctl(args.toArray(String[]::new)).exit() == 0) {
         return;
       }
     }

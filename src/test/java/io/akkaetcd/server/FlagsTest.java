@@ -133,7 +133,6 @@ class FlagsTest {
         "--experimental-enable-lease-checkpoint=false", "--peer-auto-tls=false", "--force-new-cluster=false");
     assertEquals(List.of(), off.warnings());
     String[][] on = {
-        {"--auth-token=jwt,pub-key=k", "auth (issue #27)"},
         {"--metrics=extensive", "/metrics (issue #29)"}, {"--listen-metrics-urls=http://127.0.0.1:9", "/metrics (issue #29)"},
         {"--experimental-initial-corrupt-check", "corruption checks (issue #30)"},
         {"--experimental-corrupt-check-time=1m", "corruption checks (issue #30)"},
@@ -172,15 +171,14 @@ class FlagsTest {
   @Test
   void flagsWithoutEffectHereWarnOnceEach() {
     Flags.Parsed p = parsed(Map.of(), "--backend-batch-interval=10ms", "--max-wals=5", "--enable-pprof",
-        "--pre-vote=false", "--pre-vote=true", "--unsafe-no-fsync", "-v", "--bcrypt-cost=12");
+        "--pre-vote=false", "--pre-vote=true", "--unsafe-no-fsync", "-v");
     assertEquals(List.of(
         "flag \"-v\" is no longer supported - ignoring.",
         "--backend-batch-interval='10ms' is accepted and has no effect: akka-etcd stores its data in LevelDB, not"
             + " bbolt; every applied batch is one LevelDB write",
         "--enable-pprof='true' is accepted and has no effect: there is no Go runtime to profile; use the JDK's"
             + " tools (jcmd, Flight Recorder)",
-        "--unsafe-no-fsync='true' is accepted and has no effect: akka-etcd fsyncs every journal write regardless",
-        "--bcrypt-cost='12' is accepted and has no effect: akka-etcd has no users or passwords until auth (issue #27)"),
+        "--unsafe-no-fsync='true' is accepted and has no effect: akka-etcd fsyncs every journal write regardless"),
         p.warnings());
   }
 

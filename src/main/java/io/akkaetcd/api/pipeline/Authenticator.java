@@ -1,8 +1,10 @@
 package io.akkaetcd.api.pipeline;
 
+import io.akkaetcd.auth.AuthInfo;
+
 /**
- * Who makes a call, from its metadata (etcd's {@code token}). The seam etcd's auth (#27) fills;
- * until then every call is anonymous and allowed.
+ * Who makes a call, from its metadata (etcd's {@code token}): the member's token check, or
+ * {@link #ALLOW_ALL} (every call anonymous).
  */
 @FunctionalInterface
 public interface Authenticator {
@@ -10,8 +12,8 @@ public interface Authenticator {
   Authenticator ALLOW_ALL = call -> null;
 
   /**
-   * @return the call's user, or null for none (auth disabled); throws an
+   * @return the call's user and auth revision, or null for none (auth disabled); throws an
    *     {@link io.akkaetcd.errors.EtcdException} (e.g. an invalid token) to refuse the call
    */
-  String authenticate(Call call);
+  AuthInfo authenticate(Call call);
 }

@@ -1,5 +1,6 @@
 package io.akkaetcd.api.pipeline;
 
+import io.akkaetcd.auth.AuthInfo;
 import java.net.InetSocketAddress;
 
 /**
@@ -12,7 +13,8 @@ public abstract class Call {
   private final String method;
   private final Transport transport;
   private final long startedNanos = System.nanoTime();
-  private String user;
+  private AuthInfo authInfo;
+  private String inProcessUser;
 
   protected Call(String method, Transport transport) {
     this.method = method;
@@ -21,7 +23,15 @@ public abstract class Call {
 
   /** A call of the in-process client: no metadata, no peer. */
   public static Call inProcess(String method) {
-    return new Call(method, Transport.IN_PROCESS) {
+    return inProcess(method, null);
+  }
+
+  /**
+   * A call of the in-process client acting as {@code user} (null: anonymous): code in the
+   * member's own JVM is trusted with a user name, as a client certificate's CN is in etcd.
+   */
+  public static Call inProcess(String method, String user) {
+    Call call = new Call(method, Transport.IN_PROCESS) {
       @Override
       public String metadata(String key) {
         return null;
@@ -32,6 +42,13 @@ public abstract class Call {
         return null;
       }
     };
+    call.inProcessUser = user;
+    return call;
+  }
+
+  /** The user an in-process call acts as, or null. */
+  public String inProcessUser() {
+    return inProcessUser;
   }
 
   /** etcd's full method name, {@code /<service>/<method>} as gRPC names it. */
@@ -59,11 +76,16 @@ public abstract class Call {
 
   /** The user the authenticate stage found, or null (no credentials, or auth is off). */
   public String user() {
-    return user;
+    return authInfo == null ? null : authInfo.username();
   }
 
-  void authenticated(String user) {
-    this.user = user;
+  /** The user and the auth revision its credential stands at, or null (no credentials, or auth is off). */
+  public AuthInfo authInfo() {
+    return authInfo;
+  }
+
+  void authenticated(AuthInfo authInfo) {
+    this.authInfo = authInfo;
   }
 
   @Override

@@ -87,7 +87,7 @@ public final class Pipeline {
   private <Q, R> CompletionStage<R> admit(Call call, Q request, Function<Q, CompletionStage<R>> service) {
     try {
       check(call, request);
-      return service.apply(request);
+      return CurrentCall.during(call, () -> service.apply(request));
     } catch (RuntimeException e) {
       return CompletableFuture.failedFuture(e);
     }
@@ -97,7 +97,7 @@ public final class Pipeline {
       Function<Source<Q, NotUsed>, Source<R, NotUsed>> service) {
     try {
       check(call, null);
-      return service.apply(requests);
+      return CurrentCall.during(call, () -> service.apply(requests));
     } catch (RuntimeException e) {
       return Source.failed(e);
     }

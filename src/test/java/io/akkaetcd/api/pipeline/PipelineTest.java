@@ -88,7 +88,8 @@ class PipelineTest {
     return new Plugins(
         call -> {
           log.add("authenticate " + call.method());
-          return call.metadata("token");
+          String token = call.metadata("token");
+          return token == null ? null : new io.akkaetcd.auth.AuthInfo(token, 1);
         },
         (call, request) -> log.add("authorize " + call.user() + " " + request),
         new CallObserver() {
