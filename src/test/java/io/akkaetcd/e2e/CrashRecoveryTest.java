@@ -57,6 +57,8 @@ class CrashRecoveryTest {
     }
   }
 
+  private static final int TTL_SECONDS = 20;
+
   @Test
   void leasesKeptAliveSurviveKillMinus9() throws Exception {
     try (ServerProcess server = ServerProcess.start(ServerProcess.Kind.AKKA_ETCD, List.of());
@@ -64,7 +66,9 @@ class CrashRecoveryTest {
       List<Long> leases = new ArrayList<>();
       List<io.etcd.jetcd.support.CloseableClient> keepAlives = new ArrayList<>();
       for (int i = 0; i < 5; i++) {
-        long id = client.getLeaseClient().grant(6).get(10, TimeUnit.SECONDS).getID();
+        // jetcd drops a keep-alive it has had no answer for within the TTL: the TTL must outlast
+        // the kill, a cold restart on a loaded machine (10 s seen) and the reconnect backoff.
+        long id = client.getLeaseClient().grant(TTL_SECONDS).get(10, TimeUnit.SECONDS).getID();
         leases.add(id);
         client.getKVClient().put(bytes("lease-key-" + i), bytes("v"),
             io.etcd.jetcd.options.PutOption.builder().withLeaseId(id).build()).get(10, TimeUnit.SECONDS);
@@ -77,8 +81,8 @@ class CrashRecoveryTest {
       }
       server.kill();
       server.start();
-      // Well past the 6 s TTL: every lease and its key must still be there.
-      Instant until = Instant.now().plus(Duration.ofSeconds(10));
+      // Well past the TTL: every lease and its key must still be there.
+      Instant until = Instant.now().plus(Duration.ofSeconds(TTL_SECONDS + 5));
       while (Instant.now().isBefore(until)) {
         for (long id : leases) {
           long ttl = client.getLeaseClient().timeToLive(id, io.etcd.jetcd.options.LeaseOption.DEFAULT)
