@@ -181,7 +181,7 @@ class JetcdKvTest {
   void unknownServicesAndMethodsAreUnimplemented() throws Exception {
     ManagedChannel channel = ManagedChannelBuilder.forAddress("127.0.0.1", port).usePlaintext().build();
     try {
-      for (String method : List.of("no.such.Service/Call", "etcdserverpb.KV/NoSuchMethod", "etcdserverpb.Auth/Authenticate")) {
+      for (String method : List.of("no.such.Service/Call", "etcdserverpb.KV/NoSuchMethod", "etcdserverpb.Maintenance/Downgrade")) {
         MethodDescriptor<byte[], byte[]> md = MethodDescriptor.<byte[], byte[]>newBuilder()
             .setType(MethodDescriptor.MethodType.UNARY).setFullMethodName(method)
             .setRequestMarshaller(new Bytes()).setResponseMarshaller(new Bytes()).build();
