@@ -59,7 +59,7 @@ class HealthEndpointsTest {
       assertEquals("200 [+]data_corruption ok\n[+]linearizable_read ok\nok\n",
           get(a, "/readyz?verbose&exclude=serializable_read"));
       assertEquals("200 [+]linearizable_read ok\nok\n", get(a, "/readyz/linearizable_read?verbose"));
-      assertEquals("405 Method Not Allowed\n", send(a, "/readyz", "PUT"));
+      assertEquals("405 Method Not Allowed\n Allow: GET", send(a, "/readyz", "PUT"));
       assertEquals(ServingStatus.SERVING, grpcHealth(a));
     }
   }
