@@ -145,7 +145,7 @@ final class EtcdFlags {
 
   private void logging() {
     section = "Logging";
-    on("logger", "capnslog", FlagType.STRING, "'zap' or 'capnslog'; both log through logback here.");
+    on("logger", "capnslog", FlagType.STRING, "'capnslog' (text lines) or 'zap' (JSON lines as etcd's zap writes them).");
     on("log-outputs", "default", FlagType.STRING, "stderr, stdout, default (stderr) or file paths, comma-separated.");
     on("log-level", "info", FlagType.STRING, "debug, info, warn, error, dpanic, panic or fatal.");
   }

@@ -1,5 +1,7 @@
 package io.akkaetcd.raft.member;
 
+import io.akkaetcd.logs.GoDurations;
+import net.logstash.logback.argument.StructuredArguments;
 import akka.actor.typed.Behavior;
 import akka.actor.typed.SupervisorStrategy;
 import akka.actor.typed.javadsl.ActorContext;
@@ -421,6 +423,19 @@ public final class RaftMember
     return handleReady();
   }
 
+  /** etcd's raft node.go lines for a leader change, which operators alert on. */
+  private void logLeaderChange(long was, long now) {
+    String self = Long.toHexString(settings.memberId());
+    if (was == 0) {
+      ctx.getLog().info("raft.node: {} elected leader {} at term {}", self, Long.toHexString(now), core.term());
+    } else if (now == 0) {
+      ctx.getLog().info("raft.node: {} lost leader {} at term {}", self, Long.toHexString(was), core.term());
+    } else {
+      ctx.getLog().info("raft.node: {} changed leader from {} to {} at term {}", self, Long.toHexString(was),
+          Long.toHexString(now), core.term());
+    }
+  }
+
   private Effect<LogAppended, Log> handleReady() {
     if (!core.hasReady()) {
       return Effect().none();
@@ -429,6 +444,9 @@ public final class RaftMember
     if (rd.softState() != null && rd.softState().role() != status.get().role()) {
       ctx.getLog().info("{} became {} at term {} (leader {})", Long.toHexString(settings.memberId()),
           rd.softState().role(), core.term(), Long.toHexString(rd.softState().leader()));
+    }
+    if (rd.softState() != null && rd.softState().leader() != status.get().leader()) {
+      logLeaderChange(status.get().leader(), rd.softState().leader());
     }
     // A leader sends its appends while it writes them itself (Raft thesis §10.2.1): it counts
     // itself towards a commit at once, but applies, and so answers clients, only after its own
@@ -445,9 +463,25 @@ public final class RaftMember
       }
       SnapshotPoint restart = rd.snapshot() != null ? rd.snapshot() : recoveredRestart;
       recoveredRestart = null;
-      return Effect().persist(JournalCodec.toEvent(rd, restart)).thenRun(log -> afterPersist(log, rd, sendFirst));
+      long writeStart = System.nanoTime();
+      return Effect().persist(JournalCodec.toEvent(rd, restart)).thenRun(log -> {
+        warnIfSlowSync(writeStart);
+        afterPersist(log, rd, sendFirst);
+      });
     }
     return Effect().none().thenRun(log -> afterPersist(log, rd, sendFirst));
+  }
+
+  /** etcd's wal warnSyncDuration: a journal write and its fsync that took a second or more. */
+  private static final long WARN_SYNC_NANOS = 1_000_000_000L;
+
+  /** etcd's "slow fdatasync" warning, for the journal write of one Ready (written and synced together). */
+  private void warnIfSlowSync(long startNanos) {
+    long took = System.nanoTime() - startNanos;
+    if (took >= WARN_SYNC_NANOS) {
+      ctx.getLog().warn("slow fdatasync {} {}", StructuredArguments.kv("took", GoDurations.format(took)),
+          StructuredArguments.kv("expected-duration", GoDurations.format(WARN_SYNC_NANOS)));
+    }
   }
 
   /** Everything a Ready asks for after its entries are durable, then advance (etcd raft's order). */
