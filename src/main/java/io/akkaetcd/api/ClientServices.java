@@ -52,11 +52,11 @@ public record ClientServices(Pipeline pipeline, KvService kv, LeaseService lease
     KvService kvService = new KvService(member, kv);
     LeaseService lease = new LeaseService(member, lessor, leases);
     WatchService watch = new WatchService(member, hub, system, watchProgressInterval, auth);
-    // The recipes call the member as a client does: through the pipeline, to these very services.
+    // The recipes call the member as their caller does: through the pipeline, to these very services.
     PipelineStore store = new PipelineStore(pipeline, kvService, lease, watch);
     Materializer mat = SystemMaterializer.get(system).materializer();
     return new ClientServices(pipeline, kvService, lease, watch, new ClusterService(member),
-        new MaintenanceService(member), new HealthService(member), new LockService(store, mat),
-        new ElectionService(store, mat), new AuthService(member, auth, passwords), metrics);
+        new MaintenanceService(member), new HealthService(member), new LockService(store::forCurrentCall, mat),
+        new ElectionService(store::forCurrentCall, mat), new AuthService(member, auth, passwords), metrics);
   }
 }

@@ -153,6 +153,11 @@ public final class MvccStore implements KvStore {
   }
 
   @Override
+  public Map<Long, Long> leaseCheckpoints() {
+    return leases.readCheckpoints();
+  }
+
+  @Override
   public List<byte[]> alarms() {
     return alarms.read();
   }
@@ -179,6 +184,11 @@ public final class MvccStore implements KvStore {
   @Override
   public void putLease(long id, long ttlSeconds) {
     leases.put(id, ttlSeconds);
+  }
+
+  @Override
+  public void putLeaseCheckpoint(long id, long ttlSeconds, long remainingTtl) {
+    leases.put(id, ttlSeconds, remainingTtl);
   }
 
   @Override

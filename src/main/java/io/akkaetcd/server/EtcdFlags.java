@@ -18,7 +18,6 @@ import java.util.List;
 final class EtcdFlags {
   static final String METRICS = "/metrics (issue #29)";
   static final String CORRUPT = "corruption checks (issue #30)";
-  static final String CHECKPOINTS = "persisted lease checkpoints (issue #31)";
   static final String V2 = "etcd's v2 API (akka-etcd serves v3 only)";
   static final String DISCOVERY = "bootstrap by discovery (list the members in --initial-cluster)";
 
@@ -198,8 +197,8 @@ final class EtcdFlags {
     on("version", "false", FlagType.BOOL, "Print the version and exit.");
     on("log-output", "default", FlagType.STRING, "Old name of --log-outputs.");
     on("enable-grpc-gateway", "true", FlagType.BOOL, "Serve the JSON gateway under /v3/.");
-    refused("experimental-enable-lease-checkpoint-persist", "false", FlagType.BOOL,
-        "Keep checkpointed lease TTLs across restarts.", TRUE, CHECKPOINTS);
+    on("experimental-enable-lease-checkpoint-persist", "false", FlagType.BOOL,
+        "Keep checkpointed lease TTLs across restarts (needs --experimental-enable-lease-checkpoint).");
     ignored("unsafe-no-fsync", "false", FlagType.BOOL, "Write without fsync.", TRUE,
         "akka-etcd fsyncs every journal write regardless");
     for (String name : List.of("cluster-active-size", "cluster-remove-delay", "cluster-sync-interval", "config",

@@ -138,12 +138,12 @@ final class MemberBootstrap {
 
     // etcd's minimum lease TTL: ceil(1.5 x election timeout), in seconds.
     long minLeaseTtl = (3 * config.electionTimeout().toMillis() + 1999) / 2000;
-    Lessor lessor = Lessor.recover(store, minLeaseTtl);
+    Lessor lessor = Lessor.recover(store, minLeaseTtl, config.leaseCheckpointPersist());
     LeaseKeeper keeper = new LeaseKeeper(System::nanoTime, config.electionTimeout());
     // Every recovered lease has its full TTL from start, so none looks expired before the first
     // expiry tick; the leader promotes again when it applies its term's first entry (etcd's rule),
     // and once it has answered its first client request (below).
-    keeper.promote(lessor.ttls());
+    keeper.promote(lessor.ttls(), lessor.remainingTtls());
     if (config.leaseCheckpoint()) {
       // etcd's checkpoint interval is 5 min, not a flag; akka-etcd.lease-checkpoint-interval tunes it.
       keeper.checkpointEvery(settings.getDuration("akka-etcd.lease-checkpoint-interval"));
@@ -302,7 +302,10 @@ final class MemberBootstrap {
     // actors start, a cold JVM's first request): time no client could use must not shorten a
     // lease it recovered, so a leader gives those their full TTL again once it has answered a
     // request. Leases granted since keep exactly their TTL, as in etcd.
-    Map<Long, Long> recoveredLeases = Map.copyOf(lessor.ttls());
+    // A lease recovered with a persisted checkpoint gets that remaining TTL, not its whole one.
+    Map<Long, Long> recoveredTtls = new java.util.HashMap<>(lessor.ttls());
+    recoveredTtls.putAll(lessor.remainingTtls());
+    Map<Long, Long> recoveredLeases = Map.copyOf(recoveredTtls);
     server.promoteAtFirstAnswer = () -> {
       if (server.raftStatus().isLeader()) {
         keeper.refresh(recoveredLeases);

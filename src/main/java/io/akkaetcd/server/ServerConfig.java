@@ -40,6 +40,7 @@ public record ServerConfig(
     String logLevel,
     boolean strictReconfigCheck,
     boolean leaseCheckpoint,
+    boolean leaseCheckpointPersist,
     boolean grpcGateway,
     TlsInfo clientTls,
     TlsInfo peerTls,
@@ -95,12 +96,17 @@ public record ServerConfig(
         v.get("log-level"),
         !"false".equals(v.get("strict-reconfig-check")),
         "true".equals(v.get("experimental-enable-lease-checkpoint")),
+        "true".equals(v.get("experimental-enable-lease-checkpoint-persist")),
         !"false".equals(v.get("enable-grpc-gateway")),
         TlsInfo.client(v),
         TlsInfo.peer(v),
         new AuthSettings(v.getOrDefault("auth-token", "simple"),
             (int) Math.min(Integer.MAX_VALUE, nonNegativeLong(v, "bcrypt-cost")),
             Duration.ofSeconds(nonNegativeLong(v, "auth-token-ttl"))));
+    if (c.leaseCheckpointPersist && !c.leaseCheckpoint) {
+      throw new FlagException("setting experimental-enable-lease-checkpoint-persist requires "
+          + "experimental-enable-lease-checkpoint");
+    }
     c.autoCompactionPolicy(); // refuses a malformed retention at start, as etcd does
     if (!c.initialCluster.containsKey(c.name)) {
       throw new FlagException("couldn't find local name \"" + c.name + "\" in the initial cluster configuration");
@@ -131,7 +137,7 @@ public record ServerConfig(
     return new ServerConfig(name, dataDir, List.of(), advertiseClientUrls, listenPeerUrls, initialAdvertisePeerUrls,
         initialCluster, initialClusterState, initialClusterToken, maxRequestBytes, maxTxnOps, quotaBackendBytes,
         snapshotCount, heartbeatInterval, electionTimeout, autoCompactionMode, autoCompactionRetention,
-        watchProgressNotifyInterval, logLevel, strictReconfigCheck, leaseCheckpoint, grpcGateway,
+        watchProgressNotifyInterval, logLevel, strictReconfigCheck, leaseCheckpoint, leaseCheckpointPersist, grpcGateway,
         clientTls, peerTls, auth);
   }
 

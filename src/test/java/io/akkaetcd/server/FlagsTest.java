@@ -136,7 +136,6 @@ class FlagsTest {
         {"--metrics=extensive", "/metrics (issue #29)"}, {"--listen-metrics-urls=http://127.0.0.1:9", "/metrics (issue #29)"},
         {"--experimental-initial-corrupt-check", "corruption checks (issue #30)"},
         {"--experimental-corrupt-check-time=1m", "corruption checks (issue #30)"},
-        {"--experimental-enable-lease-checkpoint-persist", "persisted lease checkpoints (issue #31)"},
         {"--enable-v2", "etcd's v2 API"}, {"--proxy=on", "etcd's v2 proxy"}, {"--discovery=https://d/x", "discovery"},
         {"--force-new-cluster", "--force-new-cluster"}};
     for (String[] c : on) {
@@ -147,6 +146,17 @@ class FlagsTest {
           e.getMessage());
       assertFalse(e.report().strip().contains("\n"), "one line: " + e.report());
     }
+  }
+
+  @Test
+  void persistedLeaseCheckpointsNeedCheckpoints() {
+    FlagException e = assertThrows(FlagException.class,
+        () -> config(Map.of(), "--experimental-enable-lease-checkpoint-persist"));
+    assertEquals("setting experimental-enable-lease-checkpoint-persist requires experimental-enable-lease-checkpoint",
+        e.getMessage());
+    ServerConfig c = config(Map.of(), "--experimental-enable-lease-checkpoint",
+        "--experimental-enable-lease-checkpoint-persist");
+    assertTrue(c.leaseCheckpoint() && c.leaseCheckpointPersist());
   }
 
   @Test
