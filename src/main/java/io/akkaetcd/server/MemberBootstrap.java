@@ -12,6 +12,7 @@ import akka.actor.typed.javadsl.Behaviors;
 import akka.http.javadsl.settings.ServerSettings;
 import com.typesafe.config.Config;
 import io.akkaetcd.alarm.Alarms;
+import io.akkaetcd.alarm.DiskSpace;
 import io.akkaetcd.api.ClientServices;
 import io.akkaetcd.apply.ApplierActor;
 import io.akkaetcd.apply.AuthApplier;
@@ -165,6 +166,9 @@ final class MemberBootstrap {
       raftSettings = raftSettings.withPersistencePlugins(MemberPersistence.JOURNAL_PLUGIN_ID,
           MemberPersistence.SNAPSHOT_PLUGIN_ID);
     }
+    // LevelDB writes into a full disk are SIGBUS: keep a reserve (alarm/DiskSpace).
+    DiskSpace disk = DiskSpace.of(memberDir, settings.getBytes("akka-etcd.disk-reserve"));
+    raftSettings = raftSettings.withDiskExhausted(disk::exhausted);
     RaftMember.Settings raftMemberSettings = raftSettings;
     CompletableFuture<EtcdServer> started = new CompletableFuture<>();
     PeerGate gate = faults.peerGate(() -> PeerSide.idsByName(membership, attributes));
@@ -253,7 +257,7 @@ final class MemberBootstrap {
       throw e;
     }
     EtcdServer server = new EtcdServer(config, membership, attributes, store, alarms, home, inbox, wait, applied,
-        status, failed, PeerSide.peerAsk(Adapter.toClassic(home.peerSystem()), membership, gate), links);
+        status, failed, PeerSide.peerAsk(Adapter.toClassic(home.peerSystem()), membership, gate), links, disk);
     started.complete(server);
     if (!alone) {
       peerSide.get().servePromotions(Adapter.toClassic(home.peerSystem()), id -> server.raftStatus().isLeader()
@@ -263,6 +267,8 @@ final class MemberBootstrap {
     akka.actor.Cancellable expirySweep = system.scheduler().scheduleWithFixedDelay(Proposals.EXPIRY_SWEEP,
         Proposals.EXPIRY_SWEEP, proposals::expire, system.executionContext());
     // Simple tokens expire on a sweep, as etcd's simple token TTL keeper does.
+    akka.actor.Cancellable diskCheck = system.scheduler().scheduleWithFixedDelay(DiskAlarm.EVERY, DiskAlarm.EVERY,
+        new DiskAlarm(server, disk), system.executionContext());
     akka.actor.Cancellable tokenSweep = tokens instanceof SimpleTokens simple
         ? system.scheduler().scheduleWithFixedDelay(Duration.ofSeconds(1), Duration.ofSeconds(1), simple::expire,
             system.executionContext())
@@ -283,6 +289,7 @@ final class MemberBootstrap {
     }
     home.whenTerminated().whenComplete((d, e) -> {
       expirySweep.cancel();
+      diskCheck.cancel();
       tokenSweep.cancel();
       bcrypt.shutdownNow();
       proposals.failAll(EtcdError.STOPPED.exception());

@@ -44,6 +44,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.BiConsumer;
 import java.util.function.Consumer;
+import java.util.function.BooleanSupplier;
 import java.util.function.LongSupplier;
 import java.util.random.RandomGenerator;
 
@@ -98,12 +99,12 @@ public final class RaftMember
   public record Settings(long memberId, List<Long> voters, List<Long> learners, Duration heartbeatInterval, int electionTicks,
                          LongSupplier appliedIndex, LongSupplier appliedTerm, LongSupplier durableAppliedIndex,
                          int snapshotEveryEvents, int catchUpEntries, LongSupplier installedIndex,
-                         String journalPluginId, String snapshotPluginId) {
+                         String journalPluginId, String snapshotPluginId, BooleanSupplier diskExhausted) {
     public Settings(long memberId, List<Long> voters, List<Long> learners, Duration heartbeatInterval, int electionTicks,
         LongSupplier appliedIndex, LongSupplier appliedTerm, LongSupplier durableAppliedIndex,
         int snapshotEveryEvents, int catchUpEntries, LongSupplier installedIndex) {
       this(memberId, voters, learners, heartbeatInterval, electionTicks, appliedIndex, appliedTerm, durableAppliedIndex,
-          snapshotEveryEvents, catchUpEntries, installedIndex, "", "");
+          snapshotEveryEvents, catchUpEntries, installedIndex, "", "", () -> false);
     }
 
     public Settings(long memberId, List<Long> voters, List<Long> learners, Duration heartbeatInterval, int electionTicks,
@@ -116,7 +117,17 @@ public final class RaftMember
     /** These settings with the journal and snapshot store plugins at these ids ("" is the system's default). */
     public Settings withPersistencePlugins(String journal, String snapshots) {
       return new Settings(memberId, voters, learners, heartbeatInterval, electionTicks, appliedIndex, appliedTerm,
-          durableAppliedIndex, snapshotEveryEvents, catchUpEntries, installedIndex, journal, snapshots);
+          durableAppliedIndex, snapshotEveryEvents, catchUpEntries, installedIndex, journal, snapshots, diskExhausted);
+    }
+
+    /**
+     * These settings with {@code exhausted} telling when the data directory's disk has no room
+     * left for a write: the member then takes no Ready (nothing persisted, sent or applied).
+     */
+    public Settings withDiskExhausted(BooleanSupplier exhausted) {
+      return new Settings(memberId, voters, learners, heartbeatInterval, electionTicks, appliedIndex, appliedTerm,
+          durableAppliedIndex, snapshotEveryEvents, catchUpEntries, installedIndex, journalPluginId, snapshotPluginId,
+          exhausted);
     }
   }
 
@@ -188,6 +199,8 @@ public final class RaftMember
 
   /** The hard state as the journal has it: term or vote changes against it must be written first. */
   private HardState persistedHard;
+  /** Whether the last Ready was left pending for a full disk (logged once per halt). */
+  private boolean diskHalted;
 
   private RaftMember(ActorContext<Command> ctx, TimerScheduler<Command> timers, Settings settings,
       RaftInbox inbox, Consumer<Message> send, Consumer<List<Entry>> applier,
@@ -439,6 +452,21 @@ public final class RaftMember
   private Effect<LogAppended, Log> handleReady() {
     if (!core.hasReady()) {
       return Effect().none();
+    }
+    if (settings.diskExhausted().getAsBoolean()) {
+      // A full disk: LevelDB's write would be a SIGBUS. Like a member whose disk stalls, this one
+      // neither persists nor acknowledges, sends nor applies; the core keeps what is pending and
+      // the next tick tries again (a follower lags, a leader goes silent and is replaced).
+      if (!diskHalted) {
+        diskHalted = true;
+        ctx.getLog().warn("{} stopped writing its raft log: the disk of its data directory is full",
+            Long.toHexString(settings.memberId()));
+      }
+      return Effect().none();
+    }
+    if (diskHalted) {
+      diskHalted = false;
+      ctx.getLog().info("{} writes its raft log again: the disk has room", Long.toHexString(settings.memberId()));
     }
     Ready rd = core.ready();
     if (rd.softState() != null && rd.softState().role() != status.get().role()) {
