@@ -41,6 +41,7 @@ public record ServerConfig(
     boolean strictReconfigCheck,
     boolean leaseCheckpoint,
     boolean grpcGateway,
+    String cors,
     TlsInfo clientTls,
     TlsInfo peerTls,
     AuthSettings auth) {
@@ -96,6 +97,7 @@ public record ServerConfig(
         !"false".equals(v.get("strict-reconfig-check")),
         "true".equals(v.get("experimental-enable-lease-checkpoint")),
         !"false".equals(v.get("enable-grpc-gateway")),
+        v.getOrDefault("cors", "*"),
         TlsInfo.client(v),
         TlsInfo.peer(v),
         new AuthSettings(v.getOrDefault("auth-token", "simple"),
@@ -132,7 +134,7 @@ public record ServerConfig(
         initialCluster, initialClusterState, initialClusterToken, maxRequestBytes, maxTxnOps, quotaBackendBytes,
         snapshotCount, heartbeatInterval, electionTimeout, autoCompactionMode, autoCompactionRetention,
         watchProgressNotifyInterval, logLevel, strictReconfigCheck, leaseCheckpoint, grpcGateway,
-        clientTls, peerTls, auth);
+        cors, clientTls, peerTls, auth);
   }
 
   /** The election timeout in heartbeat ticks (etcd's ElectionTicks). */
