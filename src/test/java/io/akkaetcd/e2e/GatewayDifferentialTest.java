@@ -253,6 +253,54 @@ class GatewayDifferentialTest {
   }
 
   /**
+   * etcd's gateway is a gRPC client of its own server, so each gateway call counts in
+   * grpc_server_*: started and handled per call, and per message received and sent, a stream's
+   * included. The counters' growth over the same gateway calls must be equal.
+   */
+  @Test
+  void gatewayCallsCountInGrpcServerMetricsAsEtcd() {
+    List<String> series = List.of(
+        "grpc_server_started_total{.*grpc_method=\"LeaseKeepAlive\".*",
+        "grpc_server_msg_received_total{.*grpc_method=\"LeaseKeepAlive\".*",
+        "grpc_server_msg_sent_total{.*grpc_method=\"LeaseKeepAlive\".*",
+        "grpc_server_handled_total{grpc_code=\"OK\",grpc_method=\"LeaseKeepAlive\".*",
+        "grpc_server_msg_received_total{.*grpc_method=\"Range\".*",
+        "grpc_server_msg_sent_total{.*grpc_method=\"Range\".*",
+        "grpc_server_handled_total{grpc_code=\"InvalidArgument\",grpc_method=\"Range\".*");
+    List<Step> calls = List.of(post("/v3/lease/keepalive", "{\"ID\":\"11\"}{\"ID\":\"11\"}{\"ID\":\"11\"}"),
+        post("/v3/kv/range", "{\"key\":\"Zm9v\"}"), post("/v3/kv/range", "{}"));
+    Map<String, Long> grown = new java.util.LinkedHashMap<>();
+    for (ServerProcess server : List.of(etcd, akka)) {
+      Map<String, Long> before = counters(server, series);
+      calls.forEach(c -> send(server, c));
+      Map<String, Long> after = counters(server, series);
+      series.forEach(k -> grown.put(server.kind() + " " + k, after.get(k) - before.get(k)));
+    }
+    for (String k : series) {
+      assertEquals(grown.get("ETCD " + k), grown.get("AKKA_ETCD " + k), k + ": " + grown);
+    }
+    assertEquals(3L, grown.get("ETCD " + series.get(1)), grown.toString());
+  }
+
+  /** The sum of the /metrics lines matching each pattern. */
+  private static Map<String, Long> counters(ServerProcess server, List<String> patterns) {
+    String text = send(server, new Step("GET", "/metrics", "", Compare.ALL)).body();
+    Map<String, Long> sums = new java.util.HashMap<>();
+    for (String p : patterns) {
+      Pattern line = Pattern.compile(p.replace("{", "\\{") + " (\\S+)");
+      long sum = 0;
+      for (String l : text.split("\n")) {
+        Matcher m = line.matcher(l);
+        if (m.matches()) {
+          sum += (long) Double.parseDouble(m.group(1));
+        }
+      }
+      sums.put(p, sum);
+    }
+    return sums;
+  }
+
+  /**
    * One client port serves gRPC (HTTP/2 cleartext, prior knowledge) and the JSON gateway (HTTP/1.1)
    * side by side, in etcd as here: a key put over one is read over the other. (etcd 3.4 routes
    * every HTTP/2 connection to its gRPC server, so JSON over h2c fails there with a stream
