@@ -36,6 +36,7 @@ public final class ClientRouter implements Function<HttpRequest, CompletionStage
   /** Plain HTTP paths served by another transport (the JSON gateway); null: none. */
   private final Mount mount;
   private final HealthChecks health;
+  private final CorsOrigins cors;
 
   /** A transport mounted on the client URL: it answers every plain HTTP request whose path it takes. */
   public record Mount(java.util.function.Predicate<String> paths, Function<HttpRequest, CompletionStage<HttpResponse>> handler) {}
@@ -55,6 +56,13 @@ public final class ClientRouter implements Function<HttpRequest, CompletionStage
   /** As above, also handing the paths of {@code mount} to it. */
   public ClientRouter(Map<String, Function<HttpRequest, CompletionStage<HttpResponse>>> services,
       EtcdMember member, EtcdMetrics metrics, Mount mount, Materializer materializer) {
+    this(services, member, metrics, mount, CorsOrigins.ANY, materializer);
+  }
+
+  /** As above, with the CORS headers of {@code cors} (etcd's --cors) on plain HTTP answers. */
+  public ClientRouter(Map<String, Function<HttpRequest, CompletionStage<HttpResponse>>> services,
+      EtcdMember member, EtcdMetrics metrics, Mount mount, CorsOrigins cors, Materializer materializer) {
+    this.cors = cors;
     this.mount = mount;
     this.services = Map.copyOf(services);
     this.member = member;
@@ -104,29 +112,24 @@ public final class ClientRouter implements Function<HttpRequest, CompletionStage
    * Akka HTTP close the connection instead of keeping it alive.
    */
   private CompletionStage<HttpResponse> http(HttpRequest req) throws Exception {
+    List<HttpHeader> corsHeaders = cors.headers(req);
     if (req.method().equals(akka.http.javadsl.model.HttpMethods.OPTIONS)) {
       // etcd's accessController: a CORS preflight is answered 200 on any path
       return req.discardEntityBytes(materializer).completionStage()
-          .thenApply(done -> HttpResponse.create().addHeaders(CORS));
+          .thenApply(done -> HttpResponse.create().addHeaders(corsHeaders));
     }
     if (mount != null && mount.paths().test(req.getUri().path())) {
-      return mount.handler().apply(req).thenApply(resp -> resp.addHeaders(CORS));
+      return mount.handler().apply(req).thenApply(resp -> resp.addHeaders(corsHeaders));
     }
     CompletionStage<akka.Done> read = member.ready()
         .thenCompose(ready -> req.discardEntityBytes(materializer).completionStage());
     String path = req.getUri().path();
     if (health.serves(path)) {
       return read.thenCompose(done -> health.answer(req.method().value(), path, req.getUri().query().toMultiMap()))
-          .thenApply(answer -> health(answer).addHeaders(CORS));
+          .thenApply(answer -> health(answer).addHeaders(corsHeaders));
     }
-    return read.thenApply(done -> http(path, req).addHeaders(CORS));
+    return read.thenApply(done -> http(path, req).addHeaders(corsHeaders));
   }
-
-  /** etcd's CORS headers on every plain HTTP answer, for its default --cors "*". */
-  private static final List<HttpHeader> CORS = List.of(
-      RawHeader.create("Access-Control-Allow-Headers", "accept, content-type, authorization"),
-      RawHeader.create("Access-Control-Allow-Methods", "POST, GET, OPTIONS, PUT, DELETE"),
-      RawHeader.create("Access-Control-Allow-Origin", "*"));
 
   private HttpResponse http(String path, HttpRequest req) {
     return switch (path) {

@@ -7,6 +7,7 @@ import akka.http.javadsl.settings.ServerSettings;
 import akka.stream.Materializer;
 import io.akkaetcd.api.ClientRouter;
 import io.akkaetcd.api.ClientServices;
+import io.akkaetcd.api.CorsOrigins;
 import io.akkaetcd.api.EtcdMember;
 import io.akkaetcd.api.GrpcServices;
 import io.akkaetcd.gateway.JsonGateway;
@@ -35,9 +36,11 @@ final class ClientListeners {
       ActorSystem<?> system, ServerSettings settings) {
     var grpc = GrpcServices.handlers(shared, config.maxRequestBytes(), system);
     Materializer mat = Materializer.matFromSystem(system);
-    JsonGateway gateway = new JsonGateway(GrpcServices.pipelineMethods(grpc), config.maxRequestBytes(), mat);
+    JsonGateway gateway = new JsonGateway(GrpcServices.pipelineMethods(grpc), config.maxRequestBytes(),
+        shared.metrics(), mat);
     ClientRouter router = new ClientRouter(grpc, member, shared.metrics(),
-        config.grpcGateway() ? new ClientRouter.Mount(JsonGateway::serves, gateway) : null, mat);
+        config.grpcGateway() ? new ClientRouter.Mount(JsonGateway::serves, gateway) : null,
+        CorsOrigins.parse(config.cors()), mat);
     List<ServerBinding> bindings = new ArrayList<>();
     for (URI url : config.listenClientUrls()) {
       ServerBinding binding;

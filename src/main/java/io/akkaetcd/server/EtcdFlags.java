@@ -121,8 +121,7 @@ final class EtcdFlags {
     tlsSwitch("peer-auto-tls", "Peer TLS with a generated certificate.");
     tls("peer-crl-file", "Revoked peer certificates.");
     tls("cipher-suites", "TLS cipher suites, comma-separated.");
-    ignored("cors", "*", FlagType.URLS_OR_STAR, "Origins allowed by CORS.",
-        "CORS applies to the JSON gateway, which akka-etcd does not serve yet (issue #28)");
+    on("cors", "*", FlagType.URLS_OR_STAR, "Comma-separated origins allowed by CORS ('*': any).");
     ignored("host-whitelist", "*", FlagType.STRING, "Host headers accepted on plain HTTP.",
         "akka-etcd does not check Host headers");
   }

@@ -42,6 +42,7 @@ public record ServerConfig(
     boolean leaseCheckpoint,
     boolean leaseCheckpointPersist,
     boolean grpcGateway,
+    String cors,
     TlsInfo clientTls,
     TlsInfo peerTls,
     AuthSettings auth) {
@@ -98,6 +99,7 @@ public record ServerConfig(
         "true".equals(v.get("experimental-enable-lease-checkpoint")),
         "true".equals(v.get("experimental-enable-lease-checkpoint-persist")),
         !"false".equals(v.get("enable-grpc-gateway")),
+        v.getOrDefault("cors", "*"),
         TlsInfo.client(v),
         TlsInfo.peer(v),
         new AuthSettings(v.getOrDefault("auth-token", "simple"),
@@ -138,7 +140,7 @@ public record ServerConfig(
         initialCluster, initialClusterState, initialClusterToken, maxRequestBytes, maxTxnOps, quotaBackendBytes,
         snapshotCount, heartbeatInterval, electionTimeout, autoCompactionMode, autoCompactionRetention,
         watchProgressNotifyInterval, logLevel, strictReconfigCheck, leaseCheckpoint, leaseCheckpointPersist, grpcGateway,
-        clientTls, peerTls, auth);
+        cors, clientTls, peerTls, auth);
   }
 
   /** The election timeout in heartbeat ticks (etcd's ElectionTicks). */
