@@ -43,7 +43,26 @@ public record ServerConfig(
     boolean grpcGateway,
     TlsInfo clientTls,
     TlsInfo peerTls,
-    AuthSettings auth) {
+    AuthSettings auth,
+    MetricsSettings metrics) {
+
+  /**
+   * --metrics (basic, or extensive: adds grpc_server_handling_seconds) and --listen-metrics-urls
+   * (extra listeners serving /metrics and /health only).
+   */
+  public record MetricsSettings(boolean extensive, List<URI> listenUrls) {
+    public static final MetricsSettings DEFAULT = new MetricsSettings(false, List.of());
+
+    static MetricsSettings fromFlags(Map<String, String> v) {
+      String kind = v.getOrDefault("metrics", "basic");
+      if (!kind.equals("basic") && !kind.equals("extensive")) {
+        throw new FlagException("invalid value \"" + kind + "\" for flag -metrics: valid values are \"basic\", \"extensive\"");
+      }
+      String listen = v.getOrDefault("listen-metrics-urls", "");
+      return new MetricsSettings(kind.equals("extensive"),
+          listen.isBlank() ? List.of() : urls(v, "listen-metrics-urls"));
+    }
+  }
 
   /** --auth-token as given, --bcrypt-cost, --auth-token-ttl. */
   public record AuthSettings(String token, int bcryptCost, Duration tokenTtl) {
@@ -100,7 +119,8 @@ public record ServerConfig(
         TlsInfo.peer(v),
         new AuthSettings(v.getOrDefault("auth-token", "simple"),
             (int) Math.min(Integer.MAX_VALUE, nonNegativeLong(v, "bcrypt-cost")),
-            Duration.ofSeconds(nonNegativeLong(v, "auth-token-ttl"))));
+            Duration.ofSeconds(nonNegativeLong(v, "auth-token-ttl"))),
+        MetricsSettings.fromFlags(v));
     c.autoCompactionPolicy(); // refuses a malformed retention at start, as etcd does
     if (!c.initialCluster.containsKey(c.name)) {
       throw new FlagException("couldn't find local name \"" + c.name + "\" in the initial cluster configuration");
@@ -132,7 +152,7 @@ public record ServerConfig(
         initialCluster, initialClusterState, initialClusterToken, maxRequestBytes, maxTxnOps, quotaBackendBytes,
         snapshotCount, heartbeatInterval, electionTimeout, autoCompactionMode, autoCompactionRetention,
         watchProgressNotifyInterval, logLevel, strictReconfigCheck, leaseCheckpoint, grpcGateway,
-        clientTls, peerTls, auth);
+        clientTls, peerTls, auth, metrics);
   }
 
   /** The election timeout in heartbeat ticks (etcd's ElectionTicks). */
