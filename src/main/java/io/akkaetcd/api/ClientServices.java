@@ -31,23 +31,23 @@ public record ClientServices(Pipeline pipeline, KvService kv, LeaseService lease
 
   /**
    * The services of {@code member} behind a pipeline with {@code plugins} (auth, metrics), and
-   * the member's etcd metrics: the pipeline feeds their grpc_server_* besides any plugged observer.
+   * the member's etcd {@code metrics}: the pipeline feeds their grpc_server_* besides any plugged
+   * observer.
    * Auth's stages are the member's token check and permission checks unless {@code plugins}
    * brings its own.
    */
   public static ClientServices create(EtcdMember member, KvApplier kv, Lessor lessor, LeaseForwarding leases,
       WatchHub hub, ActorSystem<?> system, Duration watchProgressInterval, Plugins plugins, AuthApplier auth,
-      Passwords passwords) {
+      Passwords passwords, EtcdMetrics metrics) {
     if (plugins.authenticator() == Authenticator.ALLOW_ALL) {
       plugins = plugins.withAuthenticator(new TokenAuthenticator(auth));
     }
     if (plugins.authorizer() == Authorizer.ALLOW_ALL) {
       plugins = plugins.withAuthorizer(new RequestAuthorizer(auth));
     }
-    EtcdMetrics metrics = new EtcdMetrics(new MemberMetricsGauges(member), false, true);
-    CallObserver grpcMetrics = new GrpcMetricsObserver(metrics.grpc());
+    CallObserver grpcMetrics = EtcdMetrics.COUNTING ? new GrpcMetricsObserver(metrics.grpc()) : CallObserver.NONE;
     CallObserver observer = plugins.observer() == CallObserver.NONE ? grpcMetrics
-        : CallObservers.both(grpcMetrics, plugins.observer());
+        : grpcMetrics == CallObserver.NONE ? plugins.observer() : CallObservers.both(grpcMetrics, plugins.observer());
     Pipeline pipeline = Pipeline.standard(member, plugins.withObserver(observer));
     KvService kvService = new KvService(member, kv);
     LeaseService lease = new LeaseService(member, lessor, leases);

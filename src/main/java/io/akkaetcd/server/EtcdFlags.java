@@ -16,7 +16,6 @@ import java.util.List;
  * from this table ({@link FlagsDoc}); a test checks it against the real {@code etcd --help}.
  */
 final class EtcdFlags {
-  static final String METRICS = "/metrics (issue #29)";
   static final String CORRUPT = "corruption checks (issue #30)";
   static final String V2 = "etcd's v2 API (akka-etcd serves v3 only)";
   static final String DISCOVERY = "bootstrap by discovery (list the members in --initial-cluster)";
@@ -137,8 +136,9 @@ final class EtcdFlags {
     section = "Profiling and Monitoring";
     ignored("enable-pprof", "false", FlagType.BOOL, "Serve Go's profiler under /debug/pprof/.", TRUE,
         "there is no Go runtime to profile; use the JDK's tools (jcmd, Flight Recorder)");
-    refused("metrics", "basic", FlagType.STRING, "Metrics detail: 'basic' or 'extensive'.", otherThan("basic"), METRICS);
-    refused("listen-metrics-urls", "", FlagType.URLS, "Extra listeners for /metrics and /health.", NOT_EMPTY, METRICS);
+    on("metrics", "basic", FlagType.STRING,
+        "Metrics detail: 'basic' or 'extensive' (adds grpc_server_handling_seconds).");
+    on("listen-metrics-urls", "", FlagType.URLS, "Extra listeners serving /metrics and /health only.");
   }
 
   private void logging() {

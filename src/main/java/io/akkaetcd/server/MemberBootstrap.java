@@ -14,6 +14,9 @@ import com.typesafe.config.Config;
 import io.akkaetcd.alarm.Alarms;
 import io.akkaetcd.alarm.DiskSpace;
 import io.akkaetcd.api.ClientServices;
+import io.akkaetcd.api.MemberMetricsGauges;
+import io.akkaetcd.metrics.EtcdMetrics;
+import io.akkaetcd.raft.storage.JournalObserver;
 import io.akkaetcd.apply.ApplierActor;
 import io.akkaetcd.apply.AuthApplier;
 import io.akkaetcd.auth.AuthTokenOptions;
@@ -132,7 +135,13 @@ final class MemberBootstrap {
     MvccStore store = MvccStore.open(storeDir);
     Wait wait = new Wait();
     AppliedIndexWait applied = new AppliedIndexWait(store.appliedIndex());
+    EtcdMetrics metrics = new EtcdMetrics(config.metrics().extensive(), true);
     AtomicReference<RaftStatus> status = new AtomicReference<>(RaftStatus.INITIAL);
+    JournalObserver journalTimer = journalObserver(metrics);
+    if (EtcdMetrics.COUNTING) {
+      store.timeCommits(nanos -> metrics.backendCommitDuration.observe(nanos / 1e9));
+      JournalObserver.Registry.register(memberDir.resolve("wal"), journalTimer);
+    }
     CompletableFuture<ActorRef<RaftMember.Command>> raftRef = new CompletableFuture<>();
     RaftInbox inbox = new RaftInbox();
     AtomicBoolean failed = new AtomicBoolean();
@@ -213,7 +222,12 @@ final class MemberBootstrap {
           : hosted.startPeerSystem(peerFacing, OwnSystemConfig.forMember(settings, memberDir,
               peerSystemSettings(config, members)));
       ActorRef<RaftMember.Command> raft = ctx.spawn(RaftMember.create(raftMemberSettings, inbox, send,
-          entries -> applier.tell(new ApplierActor.Apply(entries)), wait::fail, status), "raft",
+          entries -> applier.tell(new ApplierActor.Apply(entries)), (id, e) -> {
+            if (wait.isPending(id)) {
+              metrics.proposalsFailed.inc();
+            }
+            wait.fail(id, e);
+          }, status, metrics.leaderChanges::inc), "raft",
           DispatcherSelector.fromConfig("akka-etcd.raft-dispatcher"));
       raftRef.complete(raft);
       // A member without its raft actor or its applier cannot serve: stop it rather than hang.
@@ -264,6 +278,7 @@ final class MemberBootstrap {
           ? server.promoteMember(id) : CompletableFuture.failedFuture(EtcdError.LEADER_CHANGED.exception()));
     }
     Proposals proposals = server.proposals();
+    proposals.countFailures(metrics.proposalsFailed::inc);
     akka.actor.Cancellable expirySweep = system.scheduler().scheduleWithFixedDelay(Proposals.EXPIRY_SWEEP,
         Proposals.EXPIRY_SWEEP, proposals::expire, system.executionContext());
     // Simple tokens expire on a sweep, as etcd's simple token TTL keeper does.
@@ -292,6 +307,7 @@ final class MemberBootstrap {
       diskCheck.cancel();
       tokenSweep.cancel();
       bcrypt.shutdownNow();
+      JournalObserver.Registry.unregister(memberDir.resolve("wal"), journalTimer);
       proposals.failAll(EtcdError.STOPPED.exception());
       store.close();
       log.info("{} stopped; store closed", members.self());
@@ -320,7 +336,8 @@ final class MemberBootstrap {
     };
     try {
       ClientServices services = ClientServices.create(server, kv, lessor, leaseForwarding.join(), hub, system,
-          config.watchProgressNotifyInterval(), plugins, auth, passwords);
+          config.watchProgressNotifyInterval(), plugins, auth, passwords, metrics);
+      metrics.readGauges(new MemberMetricsGauges(server, wait::size, inbox::depth, hub::streams));
       server.services = services;
       home.listening(ClientListeners.bind(config, clientTls, server, services, system,
           listenerSettings(settings, system)));
@@ -339,6 +356,21 @@ final class MemberBootstrap {
     server.ready.thenRun(() -> ReadyLog.serving(members.self(), alone, server.clusterVersion(), config,
         members.clusterId()));
     return server;
+  }
+
+  /** Feeds the journal's write batches to etcd_disk_wal_fsync_duration_seconds and the batch histogram. */
+  private static JournalObserver journalObserver(EtcdMetrics metrics) {
+    return new JournalObserver() {
+      @Override
+      public void written(long nanos) {
+        metrics.walFsyncDuration.observe(nanos / 1e9);
+      }
+
+      @Override
+      public void batch(int events) {
+        metrics.journalWriteBatch.observe(events);
+      }
+    };
   }
 
   /**

@@ -45,7 +45,26 @@ public record ServerConfig(
     String cors,
     TlsInfo clientTls,
     TlsInfo peerTls,
-    AuthSettings auth) {
+    AuthSettings auth,
+    MetricsSettings metrics) {
+
+  /**
+   * --metrics (basic, or extensive: adds grpc_server_handling_seconds) and --listen-metrics-urls
+   * (extra listeners serving /metrics and /health only).
+   */
+  public record MetricsSettings(boolean extensive, List<URI> listenUrls) {
+    public static final MetricsSettings DEFAULT = new MetricsSettings(false, List.of());
+
+    static MetricsSettings fromFlags(Map<String, String> v) {
+      String kind = v.getOrDefault("metrics", "basic");
+      if (!kind.equals("basic") && !kind.equals("extensive")) {
+        throw new FlagException("invalid value \"" + kind + "\" for flag -metrics: valid values are \"basic\", \"extensive\"");
+      }
+      String listen = v.getOrDefault("listen-metrics-urls", "");
+      return new MetricsSettings(kind.equals("extensive"),
+          listen.isBlank() ? List.of() : urls(v, "listen-metrics-urls"));
+    }
+  }
 
   /** --auth-token as given, --bcrypt-cost, --auth-token-ttl. */
   public record AuthSettings(String token, int bcryptCost, Duration tokenTtl) {
@@ -104,7 +123,8 @@ public record ServerConfig(
         TlsInfo.peer(v),
         new AuthSettings(v.getOrDefault("auth-token", "simple"),
             (int) Math.min(Integer.MAX_VALUE, nonNegativeLong(v, "bcrypt-cost")),
-            Duration.ofSeconds(nonNegativeLong(v, "auth-token-ttl"))));
+            Duration.ofSeconds(nonNegativeLong(v, "auth-token-ttl"))),
+        MetricsSettings.fromFlags(v));
     if (c.leaseCheckpointPersist && !c.leaseCheckpoint) {
       throw new FlagException("setting experimental-enable-lease-checkpoint-persist requires "
           + "experimental-enable-lease-checkpoint");
@@ -140,7 +160,7 @@ public record ServerConfig(
         initialCluster, initialClusterState, initialClusterToken, maxRequestBytes, maxTxnOps, quotaBackendBytes,
         snapshotCount, heartbeatInterval, electionTimeout, autoCompactionMode, autoCompactionRetention,
         watchProgressNotifyInterval, logLevel, strictReconfigCheck, leaseCheckpoint, leaseCheckpointPersist, grpcGateway,
-        cors, clientTls, peerTls, auth);
+        cors, clientTls, peerTls, auth, metrics);
   }
 
   /** The election timeout in heartbeat ticks (etcd's ElectionTicks). */

@@ -133,7 +133,6 @@ class FlagsTest {
         "--experimental-enable-lease-checkpoint=false", "--peer-auto-tls=false", "--force-new-cluster=false");
     assertEquals(List.of(), off.warnings());
     String[][] on = {
-        {"--metrics=extensive", "/metrics (issue #29)"}, {"--listen-metrics-urls=http://127.0.0.1:9", "/metrics (issue #29)"},
         {"--experimental-initial-corrupt-check", "corruption checks (issue #30)"},
         {"--experimental-corrupt-check-time=1m", "corruption checks (issue #30)"},
         {"--enable-v2", "etcd's v2 API"}, {"--proxy=on", "etcd's v2 proxy"}, {"--discovery=https://d/x", "discovery"},

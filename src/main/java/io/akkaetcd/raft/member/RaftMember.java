@@ -139,6 +139,16 @@ public final class RaftMember
    */
   public static Behavior<Command> create(Settings settings, RaftInbox inbox, Consumer<Message> send,
       Consumer<List<Entry>> applier, BiConsumer<Long, Throwable> failProposal, AtomicReference<RaftStatus> status) {
+    return create(settings, inbox, send, applier, failProposal, status, () -> { });
+  }
+
+  /**
+   * As above; {@code leaderChanged} runs each time this member learns of a leader other than the
+   * last it knew (etcd's leader_changes_seen_total: A, no leader, A counts twice).
+   */
+  public static Behavior<Command> create(Settings settings, RaftInbox inbox, Consumer<Message> send,
+      Consumer<List<Entry>> applier, BiConsumer<Long, Throwable> failProposal, AtomicReference<RaftStatus> status,
+      Runnable leaderChanged) {
     return Behaviors.<Command>supervise(Behaviors.setup(ctx -> Behaviors.withTimers(timers -> {
               inbox.attach(ctx.getSelf());
               // Akka Persistence publishes every persisted event to the system's event stream
@@ -147,7 +157,7 @@ public final class RaftMember
               // (The Scala DSL's behaviour is a trait over a class, which Java cannot see: cast.)
               @SuppressWarnings("unchecked")
               Behavior<Command> member = (Behavior<Command>) (Object) new RaftMember(ctx, timers, settings,
-                  inbox, send, applier, failProposal, status).createEventSourcedBehavior().withEventPublishing(false);
+                  inbox, send, applier, failProposal, status, leaderChanged).createEventSourcedBehavior().withEventPublishing(false);
               return member;
             })))
         .onFailure(SupervisorStrategy.restartWithBackoff(Duration.ofMillis(200), Duration.ofSeconds(5), 0.2));
@@ -161,6 +171,7 @@ public final class RaftMember
   private final Consumer<List<Entry>> applier;
   private final BiConsumer<Long, Throwable> failProposal;
   private final AtomicReference<RaftStatus> status;
+  private final Runnable leaderChanged;
 
   /** Created when the journal is replayed; commands are stashed by Akka Persistence until then. */
   private RaftCore core;
@@ -204,7 +215,7 @@ public final class RaftMember
 
   private RaftMember(ActorContext<Command> ctx, TimerScheduler<Command> timers, Settings settings,
       RaftInbox inbox, Consumer<Message> send, Consumer<List<Entry>> applier,
-      BiConsumer<Long, Throwable> failProposal, AtomicReference<RaftStatus> status) {
+      BiConsumer<Long, Throwable> failProposal, AtomicReference<RaftStatus> status, Runnable leaderChanged) {
     super(PersistenceId.ofUniqueId("raft-log-" + Long.toHexString(settings.memberId())));
     this.ctx = ctx;
     this.timers = timers;
@@ -214,6 +225,7 @@ public final class RaftMember
     this.applier = applier;
     this.failProposal = failProposal;
     this.status = status;
+    this.leaderChanged = leaderChanged;
   }
 
   @Override
@@ -536,8 +548,11 @@ public final class RaftMember
     core.advance(rd);
     compactAppliedEntries(log.storage);
     RaftStatus before = status.get();
-    long electedAt = core.leader() != 0 && core.leader() != before.leader() ? System.nanoTime()
-        : before.leaderElectedNanos();
+    boolean newLeader = core.leader() != 0 && core.leader() != before.leader();
+    long electedAt = newLeader ? System.nanoTime() : before.leaderElectedNanos();
+    if (newLeader) {
+      leaderChanged.run();
+    }
     status.set(new RaftStatus(core.term(), core.leader(), core.role(), core.committedIndex(),
         log.storage.firstIndex(), electedAt, learnerMatches()));
     if (core.role() != StateRole.LEADER && core.leader() == 0) {
