@@ -6,12 +6,13 @@ import ch.qos.logback.core.encoder.Encoder;
 import com.fasterxml.jackson.core.JsonGenerator;
 import java.io.IOException;
 import java.util.Locale;
+import net.logstash.logback.argument.StructuredArgument;
+import org.slf4j.helpers.MessageFormatter;
 import net.logstash.logback.composite.AbstractFieldJsonProvider;
 import net.logstash.logback.composite.JsonWritingUtils;
 import net.logstash.logback.composite.loggingevent.ArgumentsJsonProvider;
 import net.logstash.logback.composite.loggingevent.LoggingEventFormattedTimestampJsonProvider;
 import net.logstash.logback.composite.loggingevent.MdcJsonProvider;
-import net.logstash.logback.composite.loggingevent.MessageJsonProvider;
 import net.logstash.logback.composite.loggingevent.StackTraceJsonProvider;
 import net.logstash.logback.encoder.LoggingEventCompositeJsonEncoder;
 
@@ -34,9 +35,7 @@ final class ZapJson {
     ts.setPattern("yyyy-MM-dd'T'HH:mm:ss.SSSXX"); // zap's ISO8601TimeEncoder: Z or +0100
     providers.addProvider(ts);
     providers.addProvider(new Caller());
-    MessageJsonProvider msg = new MessageJsonProvider();
-    msg.setFieldName("msg");
-    providers.addProvider(msg);
+    providers.addProvider(new Msg());
     providers.addProvider(new ArgumentsJsonProvider());
     providers.addProvider(new MdcJsonProvider());
     StackTraceJsonProvider stack = new StackTraceJsonProvider();
@@ -44,6 +43,34 @@ final class ZapJson {
     providers.addProvider(stack);
     encoder.start();
     return encoder;
+  }
+
+  /**
+   * zap's "msg": the message alone. A structured argument is written as its own field, so its
+   * placeholder is left empty here instead of repeating it as key=value.
+   */
+  static final class Msg extends AbstractFieldJsonProvider<ILoggingEvent> {
+    Msg() {
+      setFieldName("msg");
+    }
+
+    @Override
+    public void writeTo(JsonGenerator generator, ILoggingEvent event) throws IOException {
+      Object[] args = event.getArgumentArray();
+      String text;
+      if (args == null || args.length == 0) {
+        text = event.getFormattedMessage();
+      } else {
+        Object[] shown = args.clone();
+        for (int i = 0; i < shown.length; i++) {
+          if (shown[i] instanceof StructuredArgument) {
+            shown[i] = "";
+          }
+        }
+        text = MessageFormatter.arrayFormat(event.getMessage(), shown).getMessage().replaceAll(" {2,}", " ").strip();
+      }
+      JsonWritingUtils.writeStringField(generator, getFieldName(), text);
+    }
   }
 
   /** zap's lower-case level names (debug, info, warn, error). */

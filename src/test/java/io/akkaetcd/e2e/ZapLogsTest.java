@@ -35,6 +35,7 @@ class ZapLogsTest {
       assertEquals("warn", slow.get("level").asText());
       assertTrue(!slow.toString().contains("\"v\""), "the request's kind, never its value: " + slow);
       assertEquals("0s", slow.get("expected-duration").asText());
+      assertEquals("apply request took too long", slow.get("msg").asText(), "the fields are not repeated in msg");
       assertTrue(slow.get("took").asText().matches("[0-9.]+(ns|µs|ms|s)"), slow.toString());
       assertTrue(slow.get("caller").asText().startsWith("apply/ApplierActor.java:"), slow.toString());
       JsonNode elected = await(file, l -> l.path("msg").asText().matches("raft\\.node: [0-9a-f]+ elected leader [0-9a-f]+ at term \\d+"));
