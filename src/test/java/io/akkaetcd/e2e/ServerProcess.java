@@ -100,6 +100,15 @@ final class ServerProcess implements AutoCloseable {
     return cluster(kind, size, Tls.NONE, extraFlags);
   }
 
+  /** {@link #cluster} where member i (from 1) also gets {@code flagsOf.apply(i)}, e.g. its own ports. */
+  static List<ServerProcess> cluster(Kind kind, int size, java.util.function.IntFunction<List<String>> flagsOf) {
+    List<ServerProcess> members = new ArrayList<>();
+    for (int i = 1; i <= size; i++) {
+      members.add(new ServerProcess(kind, "m" + i, null, Tls.NONE, flagsOf.apply(i)));
+    }
+    return started(members);
+  }
+
   /** {@link #cluster} with every member speaking {@code tls}. */
   static List<ServerProcess> cluster(Kind kind, int size, Tls tls, List<String> extraFlags) {
     List<ServerProcess> members = new ArrayList<>();
