@@ -43,7 +43,21 @@ public record ServerConfig(
     boolean grpcGateway,
     TlsInfo clientTls,
     TlsInfo peerTls,
-    AuthSettings auth) {
+    AuthSettings auth,
+    CorruptCheck corruptCheck) {
+
+  /**
+   * --experimental-initial-corrupt-check, and --experimental-corrupt-check-time (zero: no
+   * periodic check).
+   */
+  public record CorruptCheck(boolean initial, Duration interval) {
+    public static final CorruptCheck OFF = new CorruptCheck(false, Duration.ZERO);
+
+    /** etcd waits time.After(interval): a negative one checks back to back, as 1 ms does here. */
+    public CorruptCheck {
+      interval = interval.isNegative() ? Duration.ofMillis(1) : interval;
+    }
+  }
 
   /** --auth-token as given, --bcrypt-cost, --auth-token-ttl. */
   public record AuthSettings(String token, int bcryptCost, Duration tokenTtl) {
@@ -100,7 +114,9 @@ public record ServerConfig(
         TlsInfo.peer(v),
         new AuthSettings(v.getOrDefault("auth-token", "simple"),
             (int) Math.min(Integer.MAX_VALUE, nonNegativeLong(v, "bcrypt-cost")),
-            Duration.ofSeconds(nonNegativeLong(v, "auth-token-ttl"))));
+            Duration.ofSeconds(nonNegativeLong(v, "auth-token-ttl"))),
+        new CorruptCheck("true".equals(v.get("experimental-initial-corrupt-check")),
+            GoDuration.parse(v.get("experimental-corrupt-check-time").trim(), "experimental-corrupt-check-time")));
     c.autoCompactionPolicy(); // refuses a malformed retention at start, as etcd does
     if (!c.initialCluster.containsKey(c.name)) {
       throw new FlagException("couldn't find local name \"" + c.name + "\" in the initial cluster configuration");
@@ -132,7 +148,7 @@ public record ServerConfig(
         initialCluster, initialClusterState, initialClusterToken, maxRequestBytes, maxTxnOps, quotaBackendBytes,
         snapshotCount, heartbeatInterval, electionTimeout, autoCompactionMode, autoCompactionRetention,
         watchProgressNotifyInterval, logLevel, strictReconfigCheck, leaseCheckpoint, grpcGateway,
-        clientTls, peerTls, auth);
+        clientTls, peerTls, auth, corruptCheck);
   }
 
   /** The election timeout in heartbeat ticks (etcd's ElectionTicks). */

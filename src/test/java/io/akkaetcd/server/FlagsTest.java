@@ -134,8 +134,6 @@ class FlagsTest {
     assertEquals(List.of(), off.warnings());
     String[][] on = {
         {"--metrics=extensive", "/metrics (issue #29)"}, {"--listen-metrics-urls=http://127.0.0.1:9", "/metrics (issue #29)"},
-        {"--experimental-initial-corrupt-check", "corruption checks (issue #30)"},
-        {"--experimental-corrupt-check-time=1m", "corruption checks (issue #30)"},
         {"--experimental-enable-lease-checkpoint-persist", "persisted lease checkpoints (issue #31)"},
         {"--enable-v2", "etcd's v2 API"}, {"--proxy=on", "etcd's v2 proxy"}, {"--discovery=https://d/x", "discovery"},
         {"--force-new-cluster", "--force-new-cluster"}};
@@ -147,6 +145,14 @@ class FlagsTest {
           e.getMessage());
       assertFalse(e.report().strip().contains("\n"), "one line: " + e.report());
     }
+  }
+
+  @Test
+  void corruptionCheckFlagsAreTaken() {
+    assertEquals(ServerConfig.CorruptCheck.OFF, ServerConfig.fromFlags(parsed(Map.of()).values()).corruptCheck());
+    ServerConfig c = ServerConfig.fromFlags(parsed(Map.of("ETCD_EXPERIMENTAL_CORRUPT_CHECK_TIME", "1m30s"),
+        "--experimental-initial-corrupt-check").values());
+    assertEquals(new ServerConfig.CorruptCheck(true, java.time.Duration.ofSeconds(90)), c.corruptCheck());
   }
 
   @Test
