@@ -9,6 +9,8 @@ import akka.http.javadsl.model.StatusCodes;
 import akka.http.javadsl.model.headers.RawHeader;
 import akka.japi.function.Function;
 import akka.stream.Materializer;
+import io.akkaetcd.api.health.HealthAnswer;
+import io.akkaetcd.api.health.HealthChecks;
 import io.akkaetcd.metrics.EtcdMetrics;
 import io.grpc.Status;
 import java.util.List;
@@ -22,8 +24,8 @@ import java.util.concurrent.CompletionStage;
  * ({@code /etcdserverpb.KV/Range}); an unknown service or method answers gRPC UNIMPLEMENTED as
  * grpc-go does, never a bare HTTP 404. A known method's call goes through the member's
  * {@link io.akkaetcd.api.pipeline.Pipeline} (readiness, learner, leader and auth stages). Plain
- * HTTP gets etcd's {@code /health}, {@code /version} and {@code /metrics} once the member is
- * {@linkplain EtcdMember#ready ready}.
+ * HTTP gets etcd's {@code /health} ({@code /livez}, {@code /readyz}: {@link HealthChecks}),
+ * {@code /version} and {@code /metrics} once the member is {@linkplain EtcdMember#ready ready}.
  */
 public final class ClientRouter implements Function<HttpRequest, CompletionStage<HttpResponse>> {
   private final Map<String, Function<HttpRequest, CompletionStage<HttpResponse>>> services;
@@ -33,6 +35,8 @@ public final class ClientRouter implements Function<HttpRequest, CompletionStage
   private final EtcdMetrics metrics;
   /** Plain HTTP paths served by another transport (the JSON gateway); null: none. */
   private final Mount mount;
+  private final HealthChecks health;
+  private final CorsOrigins cors;
 
   /** A transport mounted on the client URL: it answers every plain HTTP request whose path it takes. */
   public record Mount(java.util.function.Predicate<String> paths, Function<HttpRequest, CompletionStage<HttpResponse>> handler) {}
@@ -52,11 +56,19 @@ public final class ClientRouter implements Function<HttpRequest, CompletionStage
   /** As above, also handing the paths of {@code mount} to it. */
   public ClientRouter(Map<String, Function<HttpRequest, CompletionStage<HttpResponse>>> services,
       EtcdMember member, EtcdMetrics metrics, Mount mount, Materializer materializer) {
+    this(services, member, metrics, mount, CorsOrigins.ANY, materializer);
+  }
+
+  /** As above, with the CORS headers of {@code cors} (etcd's --cors) on plain HTTP answers. */
+  public ClientRouter(Map<String, Function<HttpRequest, CompletionStage<HttpResponse>>> services,
+      EtcdMember member, EtcdMetrics metrics, Mount mount, CorsOrigins cors, Materializer materializer) {
+    this.cors = cors;
     this.mount = mount;
     this.services = Map.copyOf(services);
     this.member = member;
     this.metrics = metrics;
     this.materializer = materializer;
+    this.health = new HealthChecks(new MemberHealth(member));
   }
 
   /** Set once the first request was answered (see {@link EtcdMember#firstRequestAnswered}). */
@@ -100,27 +112,27 @@ public final class ClientRouter implements Function<HttpRequest, CompletionStage
    * Akka HTTP close the connection instead of keeping it alive.
    */
   private CompletionStage<HttpResponse> http(HttpRequest req) throws Exception {
+    List<HttpHeader> corsHeaders = cors.headers(req);
     if (req.method().equals(akka.http.javadsl.model.HttpMethods.OPTIONS)) {
       // etcd's accessController: a CORS preflight is answered 200 on any path
       return req.discardEntityBytes(materializer).completionStage()
-          .thenApply(done -> HttpResponse.create().addHeaders(CORS));
+          .thenApply(done -> HttpResponse.create().addHeaders(corsHeaders));
     }
     if (mount != null && mount.paths().test(req.getUri().path())) {
-      return mount.handler().apply(req).thenApply(resp -> resp.addHeaders(CORS));
+      return mount.handler().apply(req).thenApply(resp -> resp.addHeaders(corsHeaders));
     }
-    return member.ready().thenCompose(ready -> req.discardEntityBytes(materializer).completionStage())
-        .thenApply(done -> http(req.getUri().path(), req).addHeaders(CORS));
+    CompletionStage<akka.Done> read = member.ready()
+        .thenCompose(ready -> req.discardEntityBytes(materializer).completionStage());
+    String path = req.getUri().path();
+    if (health.serves(path)) {
+      return read.thenCompose(done -> health.answer(req.method().value(), path, req.getUri().query().toMultiMap()))
+          .thenApply(answer -> health(answer).addHeaders(corsHeaders));
+    }
+    return read.thenApply(done -> http(path, req).addHeaders(corsHeaders));
   }
-
-  /** etcd's CORS headers on every plain HTTP answer, for its default --cors "*". */
-  private static final List<HttpHeader> CORS = List.of(
-      RawHeader.create("Access-Control-Allow-Headers", "accept, content-type, authorization"),
-      RawHeader.create("Access-Control-Allow-Methods", "POST, GET, OPTIONS, PUT, DELETE"),
-      RawHeader.create("Access-Control-Allow-Origin", "*"));
 
   private HttpResponse http(String path, HttpRequest req) {
     return switch (path) {
-      case "/health", "/livez", "/readyz" -> health(req);
       case "/metrics" -> metrics == null ? notFound() : metrics();
       case "/version" -> HttpResponse.create().withEntity(HttpEntities.create(ContentTypes.APPLICATION_JSON,
           "{\"etcdserver\":\"" + member.serverVersion() + "\",\"etcdcluster\":\"" + member.clusterVersion() + "\"}"));
@@ -140,22 +152,11 @@ public final class ClientRouter implements Function<HttpRequest, CompletionStage
     return HttpResponse.create().withEntity(HttpEntities.create(METRICS_TYPE, metrics.scrape()));
   }
 
-  /**
-   * etcd 3.4.23's /health: healthy with a leader and no alarm raised (alarm types named by
-   * {@code ?exclude=} do not count); {@code {"health":"true"}}, else 503 with
-   * {@code {"health":"false"}} and a newline (Go's http.Error), both as text/plain.
-   */
-  private HttpResponse health(HttpRequest req) {
-    java.util.Set<String> excluded = new java.util.HashSet<>(req.getUri().query().getAll("exclude"));
-    boolean alarmed = member.alarms().get(io.akkaetcd.proto.etcdserverpb.AlarmType.NONE).stream()
-        .anyMatch(a -> !excluded.contains(a.getAlarm().name()));
-    boolean ok = member.raftStatus().leader() != 0 && !alarmed;
-    if (ok) {
-      return HttpResponse.create().withEntity(HttpEntities.create(ContentTypes.TEXT_PLAIN_UTF8, "{\"health\":\"true\"}"));
-    }
-    return HttpResponse.create().withStatus(StatusCodes.SERVICE_UNAVAILABLE)
-        .addHeader(RawHeader.create("X-Content-Type-Options", "nosniff"))
-        .withEntity(HttpEntities.create(ContentTypes.TEXT_PLAIN_UTF8, "{\"health\":\"false\"}\n"));
+  private static HttpResponse health(HealthAnswer answer) {
+    List<HttpHeader> headers = answer.headers().entrySet().stream()
+        .map(h -> (HttpHeader) RawHeader.create(h.getKey(), h.getValue())).toList();
+    return HttpResponse.create().withStatus(answer.status()).addHeaders(headers)
+        .withEntity(HttpEntities.create(ContentTypes.TEXT_PLAIN_UTF8, answer.body()));
   }
 
   private static final akka.http.javadsl.model.ContentType METRICS_TYPE = akka.http.javadsl.model.ContentTypes

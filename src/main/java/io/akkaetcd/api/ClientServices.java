@@ -31,32 +31,32 @@ public record ClientServices(Pipeline pipeline, KvService kv, LeaseService lease
 
   /**
    * The services of {@code member} behind a pipeline with {@code plugins} (auth, metrics), and
-   * the member's etcd metrics: the pipeline feeds their grpc_server_* besides any plugged observer.
+   * the member's etcd {@code metrics}: the pipeline feeds their grpc_server_* besides any plugged
+   * observer.
    * Auth's stages are the member's token check and permission checks unless {@code plugins}
    * brings its own.
    */
   public static ClientServices create(EtcdMember member, KvApplier kv, Lessor lessor, LeaseForwarding leases,
       WatchHub hub, ActorSystem<?> system, Duration watchProgressInterval, Plugins plugins, AuthApplier auth,
-      Passwords passwords) {
+      Passwords passwords, EtcdMetrics metrics) {
     if (plugins.authenticator() == Authenticator.ALLOW_ALL) {
       plugins = plugins.withAuthenticator(new TokenAuthenticator(auth));
     }
     if (plugins.authorizer() == Authorizer.ALLOW_ALL) {
       plugins = plugins.withAuthorizer(new RequestAuthorizer(auth));
     }
-    EtcdMetrics metrics = new EtcdMetrics(new MemberMetricsGauges(member), false, true);
-    CallObserver grpcMetrics = new GrpcMetricsObserver(metrics.grpc());
+    CallObserver grpcMetrics = EtcdMetrics.COUNTING ? new GrpcMetricsObserver(metrics.grpc()) : CallObserver.NONE;
     CallObserver observer = plugins.observer() == CallObserver.NONE ? grpcMetrics
-        : CallObservers.both(grpcMetrics, plugins.observer());
+        : grpcMetrics == CallObserver.NONE ? plugins.observer() : CallObservers.both(grpcMetrics, plugins.observer());
     Pipeline pipeline = Pipeline.standard(member, plugins.withObserver(observer));
     KvService kvService = new KvService(member, kv);
     LeaseService lease = new LeaseService(member, lessor, leases);
     WatchService watch = new WatchService(member, hub, system, watchProgressInterval, auth);
-    // The recipes call the member as a client does: through the pipeline, to these very services.
+    // The recipes call the member as their caller does: through the pipeline, to these very services.
     PipelineStore store = new PipelineStore(pipeline, kvService, lease, watch);
     Materializer mat = SystemMaterializer.get(system).materializer();
     return new ClientServices(pipeline, kvService, lease, watch, new ClusterService(member),
-        new MaintenanceService(member), new HealthService(member), new LockService(store, mat),
-        new ElectionService(store, mat), new AuthService(member, auth, passwords), metrics);
+        new MaintenanceService(member), new HealthService(member), new LockService(store::forCurrentCall, mat),
+        new ElectionService(store::forCurrentCall, mat), new AuthService(member, auth, passwords), metrics);
   }
 }

@@ -102,6 +102,9 @@ public interface EtcdMember extends MemberGate {
   /** The alarms raised in the cluster, as this member applied them. */
   io.akkaetcd.alarm.Alarms alarms();
 
+  /** The free space of this member's data directory against its reserve. */
+  io.akkaetcd.alarm.DiskSpace diskSpace();
+
   String serverVersion();
 
   /** The cluster version /version reports (etcd's etcdcluster field). */

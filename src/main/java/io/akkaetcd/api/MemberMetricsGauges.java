@@ -2,16 +2,27 @@ package io.akkaetcd.api;
 
 import com.google.protobuf.ByteString;
 import io.akkaetcd.metrics.MemberGauges;
+import java.util.function.LongSupplier;
 
-/** etcd's gauges read from a member at scrape time. */
-final class MemberMetricsGauges implements MemberGauges {
+/**
+ * etcd's gauges read from a member at scrape time; what the API cannot see of the member (its
+ * proposals in flight, its Raft inbox, its watch streams) is handed in by the member's wiring.
+ */
+public final class MemberMetricsGauges implements MemberGauges {
   /** {@code "\0"} as both key and range end: every key (etcdctl get --from-key ""). */
   private static final ByteString ALL = ByteString.copyFrom(new byte[] {0});
 
   private final EtcdMember member;
+  private final LongSupplier pending;
+  private final LongSupplier inboxDepth;
+  private final LongSupplier watchStreams;
 
-  MemberMetricsGauges(EtcdMember member) {
+  public MemberMetricsGauges(EtcdMember member, LongSupplier pending, LongSupplier inboxDepth,
+      LongSupplier watchStreams) {
     this.member = member;
+    this.pending = pending;
+    this.inboxDepth = inboxDepth;
+    this.watchStreams = watchStreams;
   }
 
   @Override
@@ -29,10 +40,19 @@ final class MemberMetricsGauges implements MemberGauges {
     return member.store().appliedIndex();
   }
 
-  /** Not known to the API layer yet: the Raft member's proposals in flight (wiring in server/). */
   @Override
   public long pendingProposals() {
-    return 0;
+    return pending.getAsLong();
+  }
+
+  @Override
+  public long raftInboxDepth() {
+    return inboxDepth.getAsLong();
+  }
+
+  @Override
+  public long watchStreams() {
+    return watchStreams.getAsLong();
   }
 
   @Override

@@ -7,6 +7,8 @@ import akka.actor.typed.javadsl.Behaviors;
 import akka.actor.typed.javadsl.Receive;
 import com.google.protobuf.InvalidProtocolBufferException;
 import io.akkaetcd.errors.EtcdException;
+import io.akkaetcd.logs.GoDurations;
+import net.logstash.logback.argument.StructuredArguments;
 import io.akkaetcd.wait.ResponseBatch;
 import io.akkaetcd.mvcc.KvStore;
 import io.akkaetcd.proto.etcdserverpb.InternalRaftRequest;
@@ -73,7 +75,14 @@ public final class ApplierActor extends AbstractBehavior<ApplierActor.Command> {
     this.requests = requests;
     this.wait = wait;
     this.applied = applied;
+    com.typesafe.config.Config config = ctx.getSystem().settings().config();
+    this.warnApplyNanos = (config.hasPath(WARN_APPLY_DURATION) ? config.getDuration(WARN_APPLY_DURATION)
+        : java.time.Duration.ofMillis(100)).toNanos();
   }
+
+  /** etcd's warnApplyDuration (100 ms, --experimental-warning-apply-duration in 3.5); hidden here. */
+  private static final String WARN_APPLY_DURATION = "akka-etcd.warn-apply-duration";
+  private final long warnApplyNanos;
 
   @Override
   public Receive<Command> createReceive() {
@@ -113,6 +122,7 @@ public final class ApplierActor extends AbstractBehavior<ApplierActor.Command> {
         continue;
       }
       long id = request.getId();
+      long start = System.nanoTime();
       try {
         Object response = requests.apply(store, e.index(), request);
         replies.add(() -> reply(id, response));
@@ -120,6 +130,7 @@ public final class ApplierActor extends AbstractBehavior<ApplierActor.Command> {
         // Validation failed before anything was written: the entry is applied as a no-op.
         replies.add(() -> wait.fail(id, ex));
       }
+      warnIfSlow(start, request);
       // Every entry is recorded as applied here, whatever it did, in the batch being written.
       store.setApplied(e.index(), e.term());
     }
@@ -133,6 +144,20 @@ public final class ApplierActor extends AbstractBehavior<ApplierActor.Command> {
     // connection writes its own in one go.
     ResponseBatch.deliverTogether(() -> replies.forEach(Runnable::run), getContext().getSystem().executionContext());
     return this;
+  }
+
+  /**
+   * etcd's warnOfExpensiveRequest: "apply request took too long" once a request's apply took
+   * warnApplyDuration or more. The request is named by its kind only: never values in logs.
+   */
+  private void warnIfSlow(long startNanos, InternalRaftRequest request) {
+    long took = System.nanoTime() - startNanos;
+    if (took >= warnApplyNanos) {
+      getContext().getLog().warn("apply request took too long {} {} {}",
+          StructuredArguments.kv("took", GoDurations.format(took)),
+          StructuredArguments.kv("expected-duration", GoDurations.format(warnApplyNanos)),
+          StructuredArguments.kv("request", request.getRequestCase().name().toLowerCase(java.util.Locale.ROOT)));
+    }
   }
 
   /** A membership change: recorded (durably) before this batch marks it applied, then answered. */

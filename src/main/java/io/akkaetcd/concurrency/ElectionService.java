@@ -30,6 +30,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import java.util.function.Supplier;
 
 /**
  * etcd's v3electionpb.Election (etcdserver/api/v3election), as clientv3/concurrency's Election:
@@ -37,17 +38,19 @@ import java.util.concurrent.CompletionStage;
  * lowest create revision under {@code name/}. A LeaderKey (name, key, create revision, lease)
  * stands for a won election: Proclaim and Resign act only while that key still has that create
  * revision. Errors are etcd's: {@code election: not leader}, {@code election: no leader} and the
- * missing {@code leader} field, all code Unknown. Thread-safe: every step is a {@link Store} call.
+ * missing {@code leader} field, all code Unknown. Thread-safe: every step is a call on the
+ * {@link Store} of the caller, taken as the call enters, so it acts with the caller's identity.
  */
 public final class ElectionService implements Election {
   /** Marks the leader key's deletion inside an observed stream; never sent. */
   private static final LeaderResponse DELETED = LeaderResponse.newBuilder().build();
 
-  private final Store store;
+  private final Supplier<Store> callerStore;
   private final Materializer mat;
 
-  public ElectionService(Store store, Materializer mat) {
-    this.store = store;
+  /** @param callerStore the store acting as the call being entered; asked on the entering thread */
+  public ElectionService(Supplier<Store> callerStore, Materializer mat) {
+    this.callerStore = callerStore;
     this.mat = mat;
   }
 
@@ -63,6 +66,7 @@ public final class ElectionService implements Election {
    * context); any other failed wait leaves the key, as etcd's does.
    */
   public CompletionStage<CampaignResponse> campaign(CampaignRequest in, CompletionStage<?> canceled) {
+    Store store = callerStore.get();
     ByteString prefix = Keys.prefix(in.getName());
     return ClientErrors.asClient(Sessions.lease(store, in.getLease()).thenCompose(lease -> {
       ByteString key = Keys.contender(prefix, lease);
@@ -80,13 +84,13 @@ public final class ElectionService implements Election {
         CompletionStage<Void> value = CompletableFuture.completedFuture(null);
         if (!t.getSucceeded() && !t.getResponses(0).getResponseRange().getKvs(0).getValue().equals(in.getValue())) {
           // Re-campaigning with a new value proclaims it; a failed proclaim resigns (as etcd).
-          value = proclaim(leader, in.getValue()).thenApply(h -> (Void) null)
-              .exceptionallyCompose(e -> resign(leader).handle((h, x) -> null)
+          value = proclaim(store, leader, in.getValue()).thenApply(h -> (Void) null)
+              .exceptionallyCompose(e -> resign(store, leader).handle((h, x) -> null)
                   .thenCompose(v -> CompletableFuture.failedFuture(e)));
         }
         return value.thenCompose(v -> WaitDeletes.waitDeletes(store, mat, prefix, leader.getRev() - 1, canceled))
             .exceptionallyCompose(e -> EtcdFailures.cause(e) != WaitDeletes.CANCELED ? CompletableFuture.failedFuture(e)
-                : resign(leader).handle((h, x) -> null).thenCompose(n -> CompletableFuture.failedFuture(e)))
+                : resign(store, leader).handle((h, x) -> null).thenCompose(n -> CompletableFuture.failedFuture(e)))
             .thenApply(h -> CampaignResponse.newBuilder().setHeader(t.getHeader()).setLeader(leader).build());
       });
     }));
@@ -97,13 +101,13 @@ public final class ElectionService implements Election {
     if (!in.hasLeader()) {
       return CompletableFuture.failedFuture(EtcdError.ELECTION_MISSING_LEADER.exception());
     }
-    return ClientErrors.asClient(proclaim(in.getLeader(), in.getValue())
+    return ClientErrors.asClient(proclaim(callerStore.get(), in.getLeader(), in.getValue())
         .thenApply(h -> ProclaimResponse.newBuilder().setHeader(h).build()));
   }
 
   @Override
   public CompletionStage<LeaderResponse> leader(LeaderRequest in) {
-    return ClientErrors.asClient(store.range(Keys.firstCreated(Keys.prefix(in.getName()))).thenApply(r -> {
+    return ClientErrors.asClient(callerStore.get().range(Keys.firstCreated(Keys.prefix(in.getName()))).thenApply(r -> {
       if (r.getKvsCount() == 0) {
         throw EtcdError.ELECTION_NO_LEADER.exception();
       }
@@ -117,10 +121,11 @@ public final class ElectionService implements Election {
    */
   @Override
   public Source<LeaderResponse, NotUsed> observe(LeaderRequest in) {
+    Store store = callerStore.get();
     ByteString prefix = Keys.prefix(in.getName());
     return Source.repeat(NotUsed.getInstance())
-        .flatMapConcat(n -> Source.completionStageSource(currentOrNext(prefix)
-            .thenApply(first -> Source.single(first).concat(proclaimsUntilDeleted(first)))))
+        .flatMapConcat(n -> Source.completionStageSource(currentOrNext(store, prefix)
+            .thenApply(first -> Source.single(first).concat(proclaimsUntilDeleted(store, first)))))
         .recoverWithRetries(0, Throwable.class, Source::empty);
   }
 
@@ -129,10 +134,10 @@ public final class ElectionService implements Election {
     if (!in.hasLeader()) {
       return CompletableFuture.failedFuture(EtcdError.ELECTION_MISSING_LEADER.exception());
     }
-    return ClientErrors.asClient(resign(in.getLeader()).thenApply(h -> ResignResponse.newBuilder().setHeader(h).build()));
+    return ClientErrors.asClient(resign(callerStore.get(), in.getLeader()).thenApply(h -> ResignResponse.newBuilder().setHeader(h).build()));
   }
 
-  private CompletionStage<ResponseHeader> proclaim(LeaderKey leader, ByteString value) {
+  private static CompletionStage<ResponseHeader> proclaim(Store store, LeaderKey leader, ByteString value) {
     TxnRequest put = TxnRequest.newBuilder()
         .addCompare(createRevisionIs(leader.getKey(), leader.getRev()))
         .addSuccess(RequestOp.newBuilder().setRequestPut(
@@ -147,7 +152,7 @@ public final class ElectionService implements Election {
   }
 
   /** Deletes the leader's key if it is still that incarnation; succeeds either way (as etcd). */
-  private CompletionStage<ResponseHeader> resign(LeaderKey leader) {
+  private static CompletionStage<ResponseHeader> resign(Store store, LeaderKey leader) {
     TxnRequest delete = TxnRequest.newBuilder()
         .addCompare(createRevisionIs(leader.getKey(), leader.getRev()))
         .addSuccess(RequestOp.newBuilder().setRequestDeleteRange(DeleteRangeRequest.newBuilder().setKey(leader.getKey())))
@@ -156,7 +161,7 @@ public final class ElectionService implements Election {
   }
 
   /** The oldest key under {@code prefix}, or, if none, the first one put after the read. */
-  private CompletionStage<LeaderResponse> currentOrNext(ByteString prefix) {
+  private CompletionStage<LeaderResponse> currentOrNext(Store store, ByteString prefix) {
     return store.range(Keys.firstCreated(prefix)).thenCompose(r -> {
       if (r.getKvsCount() > 0) {
         return CompletableFuture.completedFuture(
@@ -176,7 +181,7 @@ public final class ElectionService implements Election {
   }
 
   /** Each later put of the leader's key, until the key is deleted. */
-  private Source<LeaderResponse, NotUsed> proclaimsUntilDeleted(LeaderResponse first) {
+  private static Source<LeaderResponse, NotUsed> proclaimsUntilDeleted(Store store, LeaderResponse first) {
     KeyValue kv = first.getKv();
     return store.watch(WatchCreateRequest.newBuilder().setKey(kv.getKey())
             .setStartRevision(first.getHeader().getRevision() + 1).build())

@@ -15,20 +15,24 @@ import io.akkaetcd.proto.v3lockpb.UnlockRequest;
 import io.akkaetcd.proto.v3lockpb.UnlockResponse;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import java.util.function.Supplier;
 
 /**
  * etcd's v3lockpb.Lock (etcdserver/api/v3lock), as clientv3/concurrency's Mutex: the caller's key
  * is {@code name/hex(lease)}, attached to the lease; the lock belongs to the key with the lowest
  * create revision under {@code name/}, and a waiter waits for the deletion of every key created
  * before its own. The key's create revision is thus a fencing token. A holder's lease expiring
- * deletes its key and so hands the lock on. Thread-safe: every step is a call on the {@link Store}.
+ * deletes its key and so hands the lock on. Thread-safe: every step is a call on the {@link Store}
+ * of the caller, taken as the call enters, so each step acts with the caller's identity (etcd's
+ * v3lock passes the caller's context to its client).
  */
 public final class LockService implements Lock {
-  private final Store store;
+  private final Supplier<Store> callerStore;
   private final Materializer mat;
 
-  public LockService(Store store, Materializer mat) {
-    this.store = store;
+  /** @param callerStore the store acting as the call being entered; asked on the entering thread */
+  public LockService(Supplier<Store> callerStore, Materializer mat) {
+    this.callerStore = callerStore;
     this.mat = mat;
   }
 
@@ -43,6 +47,7 @@ public final class LockService implements Lock {
    * so does {@code canceled} completing while it waits: etcd's Mutex.Lock on a canceled context.
    */
   public CompletionStage<LockResponse> lock(LockRequest in, CompletionStage<?> canceled) {
+    Store store = callerStore.get();
     ByteString prefix = Keys.prefix(in.getName());
     return ClientErrors.asClient(Sessions.lease(store, in.getLease()).thenCompose(lease -> {
       ByteString myKey = Keys.contender(prefix, lease);
@@ -66,7 +71,7 @@ public final class LockService implements Lock {
   /** Deletes the key a Lock returned (a plain Delete, whoever holds it). */
   @Override
   public CompletionStage<UnlockResponse> unlock(UnlockRequest in) {
-    return ClientErrors.asClient(store.delete(DeleteRangeRequest.newBuilder().setKey(in.getKey()).build())
+    return ClientErrors.asClient(callerStore.get().delete(DeleteRangeRequest.newBuilder().setKey(in.getKey()).build())
         .thenApply(d -> UnlockResponse.newBuilder().setHeader(d.getHeader()).build()));
   }
 

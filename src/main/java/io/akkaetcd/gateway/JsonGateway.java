@@ -10,15 +10,15 @@ import akka.http.javadsl.model.headers.RawHeader;
 import akka.japi.function.Function;
 import akka.japi.pf.PFBuilder;
 import akka.stream.Materializer;
-import akka.stream.javadsl.JsonFraming;
+import akka.stream.javadsl.Sink;
 import akka.stream.javadsl.Source;
 import akka.util.ByteString;
 import com.google.protobuf.InvalidProtocolBufferException;
 import com.google.protobuf.Message;
 import io.akkaetcd.api.PipelineMethod;
+import io.akkaetcd.metrics.EtcdMetrics;
 import io.grpc.Status;
 import java.util.Map;
-import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
@@ -45,6 +45,8 @@ public final class JsonGateway implements Function<HttpRequest, CompletionStage<
   private final Map<String, PipelineMethod> methods;
   private final int maxBodyBytes;
   private final Materializer materializer;
+  /** The member's metrics, fed as etcd's gRPC server counts the gateway's calls; null: none. */
+  private final EtcdMetrics metrics;
 
   /**
    * @param methods the member's methods by full gRPC name, as its gRPC transport registered them
@@ -52,6 +54,19 @@ public final class JsonGateway implements Function<HttpRequest, CompletionStage<
    *     (base64), so a body is refused only past twice it plus grpc-go's receive overhead
    */
   public JsonGateway(Map<String, PipelineMethod> methods, int maxRequestBytes, Materializer materializer) {
+    this(methods, maxRequestBytes, null, materializer);
+  }
+
+  /**
+   * As above, counting in {@code metrics} what the pipeline does not: etcd's gateway is a gRPC
+   * client of its own server, so each message of a gateway stream counts in
+   * grpc_server_msg_{received,sent}_total and every message's protobuf size in
+   * etcd_network_client_grpc_{received,sent}_bytes_total (a unary call's messages are counted by
+   * the pipeline's observer, as a gRPC call's).
+   */
+  public JsonGateway(Map<String, PipelineMethod> methods, int maxRequestBytes, EtcdMetrics metrics,
+      Materializer materializer) {
+    this.metrics = metrics;
     this.methods = Map.copyOf(methods);
     this.maxBodyBytes = (int) Math.min(Integer.MAX_VALUE, 2L * maxRequestBytes + (1 << 20));
     this.materializer = materializer;
@@ -85,8 +100,9 @@ public final class JsonGateway implements Function<HttpRequest, CompletionStage<
       case UNARY -> body(req).thenCompose(json -> unary(method, call, json));
       case SERVER_STREAM -> body(req).thenApply(json -> {
         try {
-          return streamed(method.open(call, Source.single(JsonMapping.parse(json, method.newRequest()))));
-        } catch (InvalidProtocolBufferException | RuntimeException e) {
+          Message request = JsonMapping.parse(json, method.newRequest());
+          return streamed(counted(name, method.open(call, Source.single(received(name, request)))));
+        } catch (InvalidProtocolBufferException | GoJsonDecoder.DecodeException | RuntimeException e) {
           return error(Status.INVALID_ARGUMENT.withDescription(e.getMessage()));
         }
       });
@@ -94,10 +110,8 @@ public final class JsonGateway implements Function<HttpRequest, CompletionStage<
       // its answer does not start before the request ends (Akka HTTP then closes an HTTP/1.1
       // connection instead of keeping it alive).
       case BIDI_STREAM -> HELD_OPEN.contains(name)
-          ? CompletableFuture.completedFuture(streamed(method.open(call,
-              requests(req.entity().withoutSizeLimit().getDataBytes(), method).concat(Source.never()))))
-          : body(req).thenApply(json -> streamed(method.open(call,
-              requests(Source.single(ByteString.fromString(json)), method))));
+          ? bidi(method, call, req.entity().withoutSizeLimit().getDataBytes(), true)
+          : body(req).thenCompose(json -> bidi(method, call, Source.single(ByteString.fromString(json)), false));
     };
   }
 
@@ -105,36 +119,61 @@ public final class JsonGateway implements Function<HttpRequest, CompletionStage<
     Message request;
     try {
       request = JsonMapping.parse(json, method.newRequest());
-    } catch (InvalidProtocolBufferException | RuntimeException e) {
+    } catch (InvalidProtocolBufferException | GoJsonDecoder.DecodeException | RuntimeException e) {
       return CompletableFuture.completedFuture(error(Status.INVALID_ARGUMENT.withDescription(e.getMessage())));
+    }
+    if (metrics != null) {
+      metrics.clientGrpcReceivedBytes.inc(request.getSerializedSize());
     }
     return method.call(call, request).handle((response, failure) -> failure == null
         ? HttpResponse.create().addHeader(GRPC_CONTENT_TYPE)
-            .withEntity(HttpEntities.create(ContentTypes.APPLICATION_JSON, JsonMapping.print(response)))
+            .withEntity(HttpEntities.create(ContentTypes.APPLICATION_JSON, JsonMapping.print(sentBytes(response))))
         : error(GatewayErrors.status(failure)));
   }
 
-  private Optional<Message> parsed(PipelineMethod method, String json) {
-    try {
-      return Optional.of(JsonMapping.parse(json, method.newRequest()));
-    } catch (InvalidProtocolBufferException | RuntimeException e) {
-      return Optional.empty();
-    }
+  /**
+   * A bidirectional stream, once its first request is read: as grpc-gateway's handler, a first
+   * request that fails to decode fails the call (a plain error: code Unknown, HTTP 500) and a later
+   * one ends the requests (it logs and stops reading). A body with no request closes the requests.
+   */
+  private <M> CompletionStage<HttpResponse> bidi(PipelineMethod method, GatewayCall call, Source<ByteString, M> body,
+      boolean heldOpen) {
+    String name = method.name();
+    return StreamRequests.of(body, method::newRequest).prefixAndTail(1).runWith(Sink.head(), materializer)
+        .thenApply(firstAndRest -> {
+          java.util.List<StreamRequests.Request> first = firstAndRest.first();
+          if (!first.isEmpty() && first.get(0).error() != null) {
+            return error(Status.UNKNOWN.withDescription(first.get(0).error()));
+          }
+          Source<Message, NotUsed> requests = Source.from(first).concat(firstAndRest.second())
+              .takeWhile(r -> r.error() == null)
+              .map(r -> received(name, r.message()));
+          return streamed(counted(name, method.open(call, heldOpen ? requests.concat(Source.never()) : requests)));
+        });
   }
 
-  /**
-   * A stream's requests: the body's successive JSON objects. As grpc-gateway's handler, the first
-   * malformed one ends the requests (it logs and stops reading).
-   */
-  private <M> Source<Message, NotUsed> requests(Source<ByteString, M> body, PipelineMethod method) {
-    return body
-        .via(JsonFraming.objectScanner(maxBodyBytes))
-        .map(bytes -> parsed(method, bytes.utf8String()))
-        .takeWhile(Optional::isPresent)
-        .map(Optional::get)
-        .recoverWithRetries(1, new PFBuilder<Throwable, Source<Message, NotUsed>>()
-            .matchAny(e -> Source.empty()).build())
-        .mapMaterializedValue(m -> NotUsed.getInstance());
+  /** A stream's request, counted as etcd's gRPC server counts the message the gateway forwards. */
+  private Message received(String name, Message request) {
+    if (metrics != null) {
+      metrics.clientGrpcReceivedBytes.inc(request.getSerializedSize());
+      metrics.grpc().received(name);
+    }
+    return request;
+  }
+
+  /** A stream's responses, each counted as etcd's gRPC server counts it on its way to the gateway. */
+  private Source<Message, NotUsed> counted(String name, Source<Message, NotUsed> responses) {
+    return metrics == null ? responses : responses.map(m -> {
+      metrics.grpc().sent(name);
+      return sentBytes(m);
+    });
+  }
+
+  private Message sentBytes(Message response) {
+    if (metrics != null) {
+      metrics.clientGrpcSentBytes.inc(response.getSerializedSize());
+    }
+    return response;
   }
 
   private static HttpResponse streamed(Source<Message, NotUsed> responses) {

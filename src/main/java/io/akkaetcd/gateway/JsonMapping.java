@@ -28,9 +28,18 @@ final class JsonMapping {
     }
   }
 
-  /** Parses {@code json} into {@code into}; an empty body is the empty request, as the gateway reads EOF. */
-  static Message parse(String json, Message.Builder into) throws InvalidProtocolBufferException {
-    if (!json.isBlank()) {
+  /**
+   * Parses a unary body into {@code into}: its first JSON value as Go's decoder reads it (the rest
+   * unread, Go's error texts); a blank body is the empty request, as the gateway reads EOF.
+   */
+  static Message parse(String body, Message.Builder into)
+      throws InvalidProtocolBufferException, GoJsonDecoder.DecodeException {
+    return parseDecoded(GoJsonDecoder.first(body).json(), into);
+  }
+
+  /** Parses one value {@link GoJsonDecoder} cut out (null: EOF, the empty request). */
+  static Message parseDecoded(String json, Message.Builder into) throws InvalidProtocolBufferException {
+    if (json != null) {
       PARSER.merge(json, into);
     }
     return into.build();

@@ -42,7 +42,10 @@ public final class Lessor implements LeaseLookup {
     private final long id;
     private final long ttl;
     private volatile Set<ByteString> keys;
-    /** The last checkpointed remaining TTL in seconds, 0 if none (etcd's remainingTTL; not durable). */
+    /**
+     * The last checkpointed remaining TTL in seconds, 0 if none (etcd's remainingTTL): durable only
+     * when the lessor persists checkpoints.
+     */
     private volatile long remainingTtl;
 
     Lease(long id, long ttl) {
@@ -94,15 +97,28 @@ public final class Lessor implements LeaseLookup {
    */
   private final Map<ByteString, Long> leaseOfKey = new java.util.HashMap<>();
   private final long minTtl;
+  /** etcd 3.5's --experimental-enable-lease-checkpoint-persist: an applied checkpoint is written to the store. */
+  private final boolean persistCheckpoints;
 
   /** @param minTtl etcd's minimum TTL: ceil(1.5 x election timeout) in seconds; shorter grants are raised */
   public Lessor(long minTtl) {
+    this(minTtl, false);
+  }
+
+  /** @param persistCheckpoints whether applied checkpoints are recorded with the lease, to survive a restart */
+  public Lessor(long minTtl, boolean persistCheckpoints) {
     this.minTtl = minTtl;
+    this.persistCheckpoints = persistCheckpoints;
   }
 
   /** Rebuilds the lessor from the store: its lease records and the live keys' lease fields. */
   public static Lessor recover(KvStore store, long minTtl) {
-    Lessor l = new Lessor(minTtl);
+    return recover(store, minTtl, false);
+  }
+
+  /** {@link #recover(KvStore, long)}, persisting the checkpoints applied from now on if asked. */
+  public static Lessor recover(KvStore store, long minTtl, boolean persistCheckpoints) {
+    Lessor l = new Lessor(minTtl, persistCheckpoints);
     l.reload(store);
     return l;
   }
@@ -115,6 +131,14 @@ public final class Lessor implements LeaseLookup {
   public void reload(KvStore store) {
     Map<Long, Lease> loaded = new java.util.HashMap<>();
     store.leases().forEach((id, ttl) -> loaded.put(id, new Lease(id, ttl)));
+    // As etcd 3.5's initAndRecover, a recorded remaining TTL is read whatever the flag: only a
+    // member that persists checkpoints ever records one.
+    store.leaseCheckpoints().forEach((id, remaining) -> {
+      Lease lease = loaded.get(id);
+      if (lease != null) {
+        lease.remainingTtl = remaining;
+      }
+    });
     leaseOfKey.clear();
     if (!loaded.isEmpty()) {
       store.leasedKeys().forEach((key, id) -> {
@@ -167,13 +191,17 @@ public final class Lessor implements LeaseLookup {
 
   /**
    * Applies a checkpoint on every member: each named lease that still exists keeps the remaining
-   * TTL for the next leader's promotion (0 clears it). etcd's lessor.Checkpoint.
+   * TTL for the next leader's promotion (0 clears it), and records it with the lease when
+   * checkpoints persist. etcd's lessor.Checkpoint.
    */
   public LeaseCheckpointResponse checkpoint(KvStore store, LeaseCheckpointRequest r) {
     for (LeaseCheckpoint c : r.getCheckpointsList()) {
       Lease l = leases.get(c.getID());
       if (l != null) {
         l.remainingTtl = c.getRemainingTTL();
+        if (persistCheckpoints) {
+          store.putLeaseCheckpoint(l.id, l.ttl, l.remainingTtl);
+        }
       }
     }
     return LeaseCheckpointResponse.newBuilder()

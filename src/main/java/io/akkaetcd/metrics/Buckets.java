@@ -13,6 +13,9 @@ public final class Buckets {
   /** prometheus.DefBuckets: go-grpc-prometheus's grpc_server_handling_seconds. */
   public static final double[] DEFAULT = {.005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10};
 
+  /** Events per journal write batch: 1 to 4096. */
+  public static final double[] BATCH = exponential(1, 2, 13);
+
   static double[] exponential(double start, double factor, int count) {
     double[] bounds = new double[count];
     for (int i = 0; i < count; i++) {

@@ -20,6 +20,13 @@ import java.util.function.LongSupplier;
  * process's metrics. Thread-safe; updates take no lock.
  */
 public final class EtcdMetrics {
+  /**
+   * Whether requests, journal writes and commits are counted: on unless the JVM is started with
+   * {@code -Dakka-etcd.metrics=off} (hidden, for the metrics-on/off throughput A/B only; /metrics
+   * then still serves the gauges).
+   */
+  public static final boolean COUNTING = !"off".equals(System.getProperty("akka-etcd.metrics"));
+
   /** What etcd's /metrics answers with (promhttp, text format 0.0.4). */
   public static final String CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8";
 
@@ -47,32 +54,25 @@ public final class EtcdMetrics {
   public final Counter clientGrpcSentBytes;
   /** etcd_network_client_grpc_received_bytes_total. */
   public final Counter clientGrpcReceivedBytes;
+  /** akka_etcd_journal_write_batch_events: Raft log events per journal write. */
+  public final Histogram journalWriteBatch;
 
   /**
    * @param extensive etcd's {@code --metrics=extensive}: adds grpc_server_handling_seconds
    * @param jvm whether to register the JVM's and process's metrics (process_*, jvm_*)
    */
   public EtcdMetrics(MemberGauges gauges, boolean extensive, boolean jvm) {
-    gauge("etcd_server_has_leader", "Whether or not a leader exists. 1 is existence, 0 is not.",
-        () -> gauges.hasLeader() ? 1 : 0);
+    this(extensive, jvm);
+    readGauges(gauges);
+  }
+
+  /**
+   * The counters and histograms only: a member creates its metrics before the parts that feed
+   * them, and hands its gauges over with {@link #readGauges} once it can answer them.
+   */
+  public EtcdMetrics(boolean extensive, boolean jvm) {
     leaderChanges = counter("etcd_server_leader_changes_seen_total", "The number of leader changes seen.");
-    gauge("etcd_server_proposals_committed_total", "The total number of consensus proposals committed.",
-        gauges::committedIndex);
-    gauge("etcd_server_proposals_applied_total", "The total number of consensus proposals applied.",
-        gauges::appliedIndex);
-    gauge("etcd_server_proposals_pending", "The current number of pending proposals to commit.",
-        gauges::pendingProposals);
     proposalsFailed = counter("etcd_server_proposals_failed_total", "The total number of failed proposals seen.");
-    gauge("etcd_server_quota_backend_bytes", "Current backend storage quota size in bytes.",
-        gauges::quotaBackendBytes);
-    GaugeWithCallback.builder().name("etcd_server_version")
-        .help("Which version is running. 1 for 'server_version' label with current version.")
-        .labelNames("server_version").callback(cb -> cb.call(1, gauges.serverVersion())).register(registry);
-    gauge("etcd_mvcc_db_total_size_in_bytes", "Total size of the underlying database physically allocated in bytes.",
-        gauges::dbTotalSize);
-    gauge("etcd_mvcc_db_total_size_in_use_in_bytes",
-        "Total size of the underlying database logically in use in bytes.", gauges::dbTotalSizeInUse);
-    gauge("etcd_debugging_mvcc_keys_total", "Total number of keys.", gauges::keysTotal);
     walFsyncDuration = histogram("etcd_disk_wal_fsync_duration_seconds",
         "The latency distributions of fsync called by WAL.", Buckets.DISK);
     backendCommitDuration = histogram("etcd_disk_backend_commit_duration_seconds",
@@ -88,10 +88,41 @@ public final class EtcdMetrics {
         "The total number of bytes sent to grpc clients.");
     clientGrpcReceivedBytes = counter("etcd_network_client_grpc_received_bytes_total",
         "The total number of bytes received from grpc clients.");
+    journalWriteBatch = Histogram.builder().name("akka_etcd_journal_write_batch_events")
+        .help("Raft log events per journal write batch (one LevelDB write and sync each).")
+        .classicOnly().classicUpperBounds(Buckets.BATCH).register(registry);
     grpc = new GrpcServerMetrics(registry, extensive);
     if (jvm) {
       JvmMetrics.builder().register(registry);
     }
+  }
+
+  /** Registers the gauges read from {@code gauges} at scrape time; once per member. */
+  public void readGauges(MemberGauges gauges) {
+    gauge("etcd_server_has_leader", "Whether or not a leader exists. 1 is existence, 0 is not.",
+        () -> gauges.hasLeader() ? 1 : 0);
+    gauge("etcd_server_proposals_committed_total", "The total number of consensus proposals committed.",
+        gauges::committedIndex);
+    gauge("etcd_server_proposals_applied_total", "The total number of consensus proposals applied.",
+        gauges::appliedIndex);
+    gauge("etcd_server_proposals_pending", "The current number of pending proposals to commit.",
+        gauges::pendingProposals);
+    gauge("etcd_server_quota_backend_bytes", "Current backend storage quota size in bytes.",
+        gauges::quotaBackendBytes);
+    GaugeWithCallback.builder().name("etcd_server_version")
+        .help("Which version is running. 1 for 'server_version' label with current version.")
+        .labelNames("server_version").callback(cb -> cb.call(1, gauges.serverVersion())).register(registry);
+    gauge("etcd_mvcc_db_total_size_in_bytes", "Total size of the underlying database physically allocated in bytes.",
+        gauges::dbTotalSize);
+    gauge("etcd_mvcc_db_total_size_in_use_in_bytes",
+        "Total size of the underlying database logically in use in bytes.", gauges::dbTotalSizeInUse);
+    gauge("etcd_debugging_mvcc_keys_total", "Total number of keys.", gauges::keysTotal);
+    gauge("akka_etcd_raft_inbox_depth",
+        "Requests and peer messages queued for the Raft member (its inbox, drained once per flush).",
+        gauges::raftInboxDepth);
+    gauge("akka_etcd_applier_lag_entries", "Committed Raft entries not yet applied to the store.",
+        () -> Math.max(0, gauges.committedIndex() - gauges.appliedIndex()));
+    gauge("akka_etcd_watch_streams", "Open watch streams (one watch router each).", gauges::watchStreams);
   }
 
   /** grpc_server_*: fed by the request pipeline's metrics hook. */

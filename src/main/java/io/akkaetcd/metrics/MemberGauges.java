@@ -32,4 +32,14 @@ public interface MemberGauges {
 
   /** The label of etcd_server_version, e.g. {@code 3.4.23}. */
   String serverVersion();
+
+  /** akka_etcd_raft_inbox_depth: what waits in the Raft member's inbox. */
+  default long raftInboxDepth() {
+    return 0;
+  }
+
+  /** akka_etcd_watch_streams. */
+  default long watchStreams() {
+    return 0;
+  }
 }

@@ -47,6 +47,8 @@ final class ApplyBatch {
   private boolean batchDirty;
   private final Map<Revision, KeyValue> overlay = new HashMap<>();
   private Txn openTxn;
+  /** Told each batch write's duration (etcd_disk_backend_commit_duration_seconds); set once at start. */
+  private volatile java.util.function.LongConsumer commitTimer = nanos -> { };
 
   ApplyBatch(KvIndex index, Backend backend, KvReads reads) {
     this.index = index;
@@ -128,6 +130,10 @@ final class ApplyBatch {
     batchDirty = true;
   }
 
+  void timeCommits(java.util.function.LongConsumer timer) {
+    commitTimer = timer;
+  }
+
   /** {@link KvStore#commitBatch}: writes the batch with its meta, then publishes its revision. */
   void commit() {
     if (clean()) {
@@ -138,7 +144,9 @@ final class ApplyBatch {
     b.put(StoreLayout.META_APPLIED_TERM, StoreLayout.longBytes(batchAppliedTerm));
     b.put(StoreLayout.META_REVISION, StoreLayout.longBytes(batchRevision));
     boolean sync = batchApplied - durableAppliedIndex >= SYNC_EVERY;
+    long start = System.nanoTime();
     backend.db().write(b, new WriteOptions().sync(sync));
+    commitTimer.accept(System.nanoTime() - start);
     Backend.closeQuietly(b);
     batch = null;
     batchDirty = false;

@@ -94,6 +94,12 @@ public interface KvStore extends AutoCloseable {
   /** Records a granted lease and its TTL in seconds, written with the current batch. */
   void putLease(long id, long ttlSeconds);
 
+  /**
+   * Records a lease with its checkpointed remaining TTL (0: none), written with the current batch:
+   * etcd 3.5's lessor persistTo under --experimental-enable-lease-checkpoint-persist.
+   */
+  void putLeaseCheckpoint(long id, long ttlSeconds, long remainingTtl);
+
   /** Removes a lease record, written with the current batch. */
   void deleteLease(long id);
 
@@ -122,6 +128,9 @@ public interface KvStore extends AutoCloseable {
 
   /** Every lease recorded on disk, id → TTL in seconds (read at start to rebuild the lessor). */
   java.util.Map<Long, Long> leases();
+
+  /** The persisted remaining TTL of every lease recorded with one, id → seconds (read at start). */
+  java.util.Map<Long, Long> leaseCheckpoints();
 
   /** Every live key attached to a lease, key → lease id (read at start to rebuild the lessor). */
   default java.util.Map<ByteString, Long> leasedKeys() {

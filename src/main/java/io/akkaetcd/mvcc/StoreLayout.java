@@ -12,7 +12,8 @@ import java.nio.charset.StandardCharsets;
  *       revision (a delete stores only key and mod_revision);
  *   <li>{@code 'm' + name} → an 8-byte big-endian meta value (applied index and term, store
  *       revision, finished and scheduled compaction revisions, installed index);
- *   <li>{@code 'l' + lease id} → the lease's TTL in seconds;
+ *   <li>{@code 'l' + lease id} → the lease's TTL in seconds, then its persisted checkpoint's
+ *       remaining TTL if it has one (16 bytes);
  *   <li>{@code 'a' + alarm} → nothing: the raised alarms, keyed by their serialized form as
  *       etcd's alarm bucket keys them;
  *   <li>{@code 'u' + bucket + 0 + key} → the row of one of etcd's other buckets (auth's).

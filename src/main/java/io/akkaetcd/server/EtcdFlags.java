@@ -16,8 +16,6 @@ import java.util.List;
  * from this table ({@link FlagsDoc}); a test checks it against the real {@code etcd --help}.
  */
 final class EtcdFlags {
-  static final String METRICS = "/metrics (issue #29)";
-  static final String CHECKPOINTS = "persisted lease checkpoints (issue #31)";
   static final String V2 = "etcd's v2 API (akka-etcd serves v3 only)";
   static final String DISCOVERY = "bootstrap by discovery (list the members in --initial-cluster)";
 
@@ -121,8 +119,7 @@ final class EtcdFlags {
     tlsSwitch("peer-auto-tls", "Peer TLS with a generated certificate.");
     tls("peer-crl-file", "Revoked peer certificates.");
     tls("cipher-suites", "TLS cipher suites, comma-separated.");
-    ignored("cors", "*", FlagType.URLS_OR_STAR, "Origins allowed by CORS.",
-        "CORS applies to the JSON gateway, which akka-etcd does not serve yet (issue #28)");
+    on("cors", "*", FlagType.URLS_OR_STAR, "Comma-separated origins allowed by CORS ('*': any).");
     ignored("host-whitelist", "*", FlagType.STRING, "Host headers accepted on plain HTTP.",
         "akka-etcd does not check Host headers");
   }
@@ -138,13 +135,14 @@ final class EtcdFlags {
     section = "Profiling and Monitoring";
     ignored("enable-pprof", "false", FlagType.BOOL, "Serve Go's profiler under /debug/pprof/.", TRUE,
         "there is no Go runtime to profile; use the JDK's tools (jcmd, Flight Recorder)");
-    refused("metrics", "basic", FlagType.STRING, "Metrics detail: 'basic' or 'extensive'.", otherThan("basic"), METRICS);
-    refused("listen-metrics-urls", "", FlagType.URLS, "Extra listeners for /metrics and /health.", NOT_EMPTY, METRICS);
+    on("metrics", "basic", FlagType.STRING,
+        "Metrics detail: 'basic' or 'extensive' (adds grpc_server_handling_seconds).");
+    on("listen-metrics-urls", "", FlagType.URLS, "Extra listeners serving /metrics and /health only.");
   }
 
   private void logging() {
     section = "Logging";
-    on("logger", "capnslog", FlagType.STRING, "'zap' or 'capnslog'; both log through logback here.");
+    on("logger", "capnslog", FlagType.STRING, "'capnslog' (text lines) or 'zap' (JSON lines as etcd's zap writes them).");
     on("log-outputs", "default", FlagType.STRING, "stderr, stdout, default (stderr) or file paths, comma-separated.");
     on("log-level", "info", FlagType.STRING, "debug, info, warn, error, dpanic, panic or fatal.");
   }
@@ -197,8 +195,8 @@ final class EtcdFlags {
     on("version", "false", FlagType.BOOL, "Print the version and exit.");
     on("log-output", "default", FlagType.STRING, "Old name of --log-outputs.");
     on("enable-grpc-gateway", "true", FlagType.BOOL, "Serve the JSON gateway under /v3/.");
-    refused("experimental-enable-lease-checkpoint-persist", "false", FlagType.BOOL,
-        "Keep checkpointed lease TTLs across restarts.", TRUE, CHECKPOINTS);
+    on("experimental-enable-lease-checkpoint-persist", "false", FlagType.BOOL,
+        "Keep checkpointed lease TTLs across restarts (needs --experimental-enable-lease-checkpoint).");
     ignored("unsafe-no-fsync", "false", FlagType.BOOL, "Write without fsync.", TRUE,
         "akka-etcd fsyncs every journal write regardless");
     for (String name : List.of("cluster-active-size", "cluster-remove-delay", "cluster-sync-interval", "config",

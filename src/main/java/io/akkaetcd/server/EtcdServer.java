@@ -48,6 +48,8 @@ public final class EtcdServer implements EtcdMember, AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(EtcdServer.class);
 
   private final ServerConfig config;
+  /** The free space of the data directory's disk (writes refused when low). */
+  private final io.akkaetcd.alarm.DiskSpace disk;
   private final Membership membership;
   private final MemberAttributes attributes;
   private final KvStore store;
@@ -81,8 +83,10 @@ public final class EtcdServer implements EtcdMember, AutoCloseable {
 
   EtcdServer(ServerConfig config, Membership membership, MemberAttributes attributes, KvStore store, Alarms alarms,
       MemberHome home, RaftInbox inbox, Wait wait, AppliedIndexWait applied,
-      AtomicReference<RaftStatus> raftStatus, AtomicBoolean failed, PeerAsk peers, PeerActivity links) {
+      AtomicReference<RaftStatus> raftStatus, AtomicBoolean failed, PeerAsk peers, PeerActivity links,
+      io.akkaetcd.alarm.DiskSpace disk) {
     this.config = config;
+    this.disk = disk;
     this.membership = membership;
     this.attributes = attributes;
     this.store = store;
@@ -330,6 +334,11 @@ public final class EtcdServer implements EtcdMember, AutoCloseable {
   @Override
   public Alarms alarms() {
     return alarms;
+  }
+
+  @Override
+  public io.akkaetcd.alarm.DiskSpace diskSpace() {
+    return disk;
   }
 
   @Override

@@ -222,6 +222,11 @@ public final class Flags {
 
           akka-etcd --config-file FILE
             Read the settings from a YAML file (keys as the flags' names); other flags are then ignored.
+
+          akka-etcd snapshot restore FILE [--data-dir DIR --name NAME --initial-cluster ...]
+          akka-etcd snapshot status FILE [-w table|json|simple]
+            Restore an etcd or akka-etcd snapshot into a data dir; show a snapshot's hash,
+            revision, key count and size (etcdctl's snapshot restore and status).
         """;
   }
 

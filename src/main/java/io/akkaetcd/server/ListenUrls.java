@@ -46,6 +46,9 @@ final class ListenUrls {
     for (URI url : config.listenClientUrls()) {
       checkBindable(url);
     }
+    for (URI url : config.metrics().listenUrls()) {
+      checkBindable(url);
+    }
     return tls;
   }
 

@@ -6,6 +6,7 @@ import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.core.Appender;
 import ch.qos.logback.core.ConsoleAppender;
 import ch.qos.logback.core.FileAppender;
+import ch.qos.logback.core.encoder.Encoder;
 import ch.qos.logback.core.OutputStreamAppender;
 import io.akkaetcd.server.Flags.FlagException;
 import java.util.ArrayList;
@@ -16,12 +17,12 @@ import java.util.Map;
 import java.util.stream.Collectors;
 
 /**
- * etcd's logging flags, validated as etcd 3.4 validates them: --logger (zap or capnslog; both
- * write logback's lines here), --log-level (etcd's levels, dpanic/panic/fatal logging as errors),
+ * etcd's logging flags, validated as etcd 3.4 validates them: --logger (capnslog writes logback's
+ * text lines, zap JSON lines shaped as etcd's zap output: {@link ZapJson}), --log-level (etcd's levels, dpanic/panic/fatal logging as errors),
  * --debug (debug level), --log-outputs (stderr, stdout, default = stderr, or file paths; capnslog
  * takes one output, zap several) with its old name --log-output.
  */
-public record LogFlags(String level, List<String> outputs) {
+public record LogFlags(String logger, String level, List<String> outputs) {
   private static final List<String> LEVELS = List.of("debug", "info", "warn", "error", "dpanic", "panic", "fatal");
   /** The appender logback.xml defines; every output gets a copy of its encoder's pattern. */
   private static final String CONFIGURED_APPENDER = "STDERR";
@@ -47,7 +48,7 @@ public record LogFlags(String level, List<String> outputs) {
       throw new FlagException("--logger=capnslog supports only 1 value in '--log-outputs', got ["
           + outputs.stream().map(o -> "\"" + o + "\"").collect(Collectors.joining(" ")) + "]");
     }
-    return new LogFlags(v.get("debug").equals("true") ? "debug" : level, outputs);
+    return new LogFlags(logger, v.get("debug").equals("true") ? "debug" : level, outputs);
   }
 
   /** logback's level for etcd's. */
@@ -68,7 +69,8 @@ public record LogFlags(String level, List<String> outputs) {
     String l = logbackLevel();
     System.setProperty("akka-etcd.log-level", l);
     System.setProperty("akka-etcd.akka-log-level", l.equals("DEBUG") ? "INFO" : "WARN");
-    if (outputs.equals(List.of("default")) || outputs.equals(List.of("stderr"))) {
+    boolean zap = logger.equals("zap");
+    if (!zap && (outputs.equals(List.of("default")) || outputs.equals(List.of("stderr")))) {
       return;
     }
     if (!(org.slf4j.LoggerFactory.getILoggerFactory() instanceof LoggerContext context)) {
@@ -80,17 +82,21 @@ public record LogFlags(String level, List<String> outputs) {
         && o.getEncoder() instanceof PatternLayoutEncoder p ? p.getPattern() : "%d %-5level %logger{0} %msg%n";
     List<Appender<ILoggingEvent>> routed = new ArrayList<>();
     for (String out : outputs) {
-      routed.add(appender(context, out, pattern));
+      routed.add(appender(context, out, zap ? ZapJson.encoder(context) : patternEncoder(context, pattern)));
     }
     root.detachAndStopAllAppenders();
     routed.forEach(root::addAppender);
   }
 
-  private static Appender<ILoggingEvent> appender(LoggerContext context, String output, String pattern) {
+  private static Encoder<ILoggingEvent> patternEncoder(LoggerContext context, String pattern) {
     PatternLayoutEncoder encoder = new PatternLayoutEncoder();
     encoder.setContext(context);
     encoder.setPattern(pattern);
     encoder.start();
+    return encoder;
+  }
+
+  private static Appender<ILoggingEvent> appender(LoggerContext context, String output, Encoder<ILoggingEvent> encoder) {
     OutputStreamAppender<ILoggingEvent> a;
     switch (output) {
       case "stdout", "stderr", "default" -> {

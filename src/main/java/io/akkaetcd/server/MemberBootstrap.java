@@ -12,7 +12,11 @@ import akka.actor.typed.javadsl.Behaviors;
 import akka.http.javadsl.settings.ServerSettings;
 import com.typesafe.config.Config;
 import io.akkaetcd.alarm.Alarms;
+import io.akkaetcd.alarm.DiskSpace;
 import io.akkaetcd.api.ClientServices;
+import io.akkaetcd.api.MemberMetricsGauges;
+import io.akkaetcd.metrics.EtcdMetrics;
+import io.akkaetcd.raft.storage.JournalObserver;
 import io.akkaetcd.apply.ApplierActor;
 import io.akkaetcd.apply.AuthApplier;
 import io.akkaetcd.auth.AuthTokenOptions;
@@ -135,19 +139,25 @@ final class MemberBootstrap {
     MvccStore store = MvccStore.open(storeDir);
     Wait wait = new Wait();
     AppliedIndexWait applied = new AppliedIndexWait(store.appliedIndex());
+    EtcdMetrics metrics = new EtcdMetrics(config.metrics().extensive(), true);
     AtomicReference<RaftStatus> status = new AtomicReference<>(RaftStatus.INITIAL);
+    JournalObserver journalTimer = journalObserver(metrics);
+    if (EtcdMetrics.COUNTING) {
+      store.timeCommits(nanos -> metrics.backendCommitDuration.observe(nanos / 1e9));
+      JournalObserver.Registry.register(memberDir.resolve("wal"), journalTimer);
+    }
     CompletableFuture<ActorRef<RaftMember.Command>> raftRef = new CompletableFuture<>();
     RaftInbox inbox = new RaftInbox();
     AtomicBoolean failed = new AtomicBoolean();
 
     // etcd's minimum lease TTL: ceil(1.5 x election timeout), in seconds.
     long minLeaseTtl = (3 * config.electionTimeout().toMillis() + 1999) / 2000;
-    Lessor lessor = Lessor.recover(store, minLeaseTtl);
+    Lessor lessor = Lessor.recover(store, minLeaseTtl, config.leaseCheckpointPersist());
     LeaseKeeper keeper = new LeaseKeeper(System::nanoTime, config.electionTimeout());
     // Every recovered lease has its full TTL from start, so none looks expired before the first
     // expiry tick; the leader promotes again when it applies its term's first entry (etcd's rule),
     // and once it has answered its first client request (below).
-    keeper.promote(lessor.ttls());
+    keeper.promote(lessor.ttls(), lessor.remainingTtls());
     if (config.leaseCheckpoint()) {
       // etcd's checkpoint interval is 5 min, not a flag; akka-etcd.lease-checkpoint-interval tunes it.
       keeper.checkpointEvery(settings.getDuration("akka-etcd.lease-checkpoint-interval"));
@@ -169,6 +179,9 @@ final class MemberBootstrap {
       raftSettings = raftSettings.withPersistencePlugins(MemberPersistence.JOURNAL_PLUGIN_ID,
           MemberPersistence.SNAPSHOT_PLUGIN_ID);
     }
+    // LevelDB writes into a full disk are SIGBUS: keep a reserve (alarm/DiskSpace).
+    DiskSpace disk = DiskSpace.of(memberDir, settings.getBytes("akka-etcd.disk-reserve"));
+    raftSettings = raftSettings.withDiskExhausted(disk::exhausted);
     RaftMember.Settings raftMemberSettings = raftSettings;
     CompletableFuture<EtcdServer> started = new CompletableFuture<>();
     PeerGate gate = faults.peerGate(() -> PeerSide.idsByName(membership, attributes));
@@ -221,7 +234,12 @@ final class MemberBootstrap {
           : hosted.startPeerSystem(peerFacing, OwnSystemConfig.forMember(settings, memberDir,
               peerSystemSettings(config, members)));
       ActorRef<RaftMember.Command> raft = ctx.spawn(RaftMember.create(raftMemberSettings, inbox, send,
-          entries -> applier.tell(new ApplierActor.Apply(entries)), wait::fail, status), "raft",
+          entries -> applier.tell(new ApplierActor.Apply(entries)), (id, e) -> {
+            if (wait.isPending(id)) {
+              metrics.proposalsFailed.inc();
+            }
+            wait.fail(id, e);
+          }, status, metrics.leaderChanges::inc), "raft",
           DispatcherSelector.fromConfig("akka-etcd.raft-dispatcher"));
       raftRef.complete(raft);
       // A member without its raft actor or its applier cannot serve: stop it rather than hang.
@@ -273,16 +291,19 @@ final class MemberBootstrap {
       throw e;
     }
     EtcdServer server = new EtcdServer(config, membership, attributes, store, alarms, home, inbox, wait, applied,
-        status, failed, PeerSide.peerAsk(Adapter.toClassic(home.peerSystem()), membership, gate), links);
+        status, failed, PeerSide.peerAsk(Adapter.toClassic(home.peerSystem()), membership, gate), links, disk);
     started.complete(server);
     if (!alone) {
       peerSide.get().servePromotions(Adapter.toClassic(home.peerSystem()), id -> server.raftStatus().isLeader()
           ? server.promoteMember(id) : CompletableFuture.failedFuture(EtcdError.LEADER_CHANGED.exception()));
     }
     Proposals proposals = server.proposals();
+    proposals.countFailures(metrics.proposalsFailed::inc);
     akka.actor.Cancellable expirySweep = system.scheduler().scheduleWithFixedDelay(Proposals.EXPIRY_SWEEP,
         Proposals.EXPIRY_SWEEP, proposals::expire, system.executionContext());
     // Simple tokens expire on a sweep, as etcd's simple token TTL keeper does.
+    akka.actor.Cancellable diskCheck = system.scheduler().scheduleWithFixedDelay(DiskAlarm.EVERY, DiskAlarm.EVERY,
+        new DiskAlarm(server, disk), system.executionContext());
     akka.actor.Cancellable tokenSweep = tokens instanceof SimpleTokens simple
         ? system.scheduler().scheduleWithFixedDelay(Duration.ofSeconds(1), Duration.ofSeconds(1), simple::expire,
             system.executionContext())
@@ -303,8 +324,10 @@ final class MemberBootstrap {
     }
     home.whenTerminated().whenComplete((d, e) -> {
       expirySweep.cancel();
+      diskCheck.cancel();
       tokenSweep.cancel();
       bcrypt.shutdownNow();
+      JournalObserver.Registry.unregister(memberDir.resolve("wal"), journalTimer);
       proposals.failAll(EtcdError.STOPPED.exception());
       corruption.thenAccept(CorruptionChecks::close);
       store.close();
@@ -323,7 +346,10 @@ final class MemberBootstrap {
     // actors start, a cold JVM's first request): time no client could use must not shorten a
     // lease it recovered, so a leader gives those their full TTL again once it has answered a
     // request. Leases granted since keep exactly their TTL, as in etcd.
-    Map<Long, Long> recoveredLeases = Map.copyOf(lessor.ttls());
+    // A lease recovered with a persisted checkpoint gets that remaining TTL, not its whole one.
+    Map<Long, Long> recoveredTtls = new java.util.HashMap<>(lessor.ttls());
+    recoveredTtls.putAll(lessor.remainingTtls());
+    Map<Long, Long> recoveredLeases = Map.copyOf(recoveredTtls);
     server.promoteAtFirstAnswer = () -> {
       if (server.raftStatus().isLeader()) {
         keeper.refresh(recoveredLeases);
@@ -334,7 +360,8 @@ final class MemberBootstrap {
         corruption.join().initialCheck(); // before serving, as etcd's CheckInitialHashKV
       }
       ClientServices services = ClientServices.create(server, kv, lessor, leaseForwarding.join(), hub, system,
-          config.watchProgressNotifyInterval(), plugins, auth, passwords);
+          config.watchProgressNotifyInterval(), plugins, auth, passwords, metrics);
+      metrics.readGauges(new MemberMetricsGauges(server, wait::size, inbox::depth, hub::streams));
       server.services = services;
       home.listening(ClientListeners.bind(config, clientTls, server, services, system,
           listenerSettings(settings, system)));
@@ -353,6 +380,21 @@ final class MemberBootstrap {
     server.ready.thenRun(() -> ReadyLog.serving(members.self(), alone, server.clusterVersion(), config,
         members.clusterId()));
     return server;
+  }
+
+  /** Feeds the journal's write batches to etcd_disk_wal_fsync_duration_seconds and the batch histogram. */
+  private static JournalObserver journalObserver(EtcdMetrics metrics) {
+    return new JournalObserver() {
+      @Override
+      public void written(long nanos) {
+        metrics.walFsyncDuration.observe(nanos / 1e9);
+      }
+
+      @Override
+      public void batch(int events) {
+        metrics.journalWriteBatch.observe(events);
+      }
+    };
   }
 
   /**

@@ -15,6 +15,7 @@ import io.akkaetcd.raft.member.RaftInbox;
 import io.akkaetcd.raft.peer.PeerActivity;
 import io.akkaetcd.raft.peer.PeerGate;
 import io.akkaetcd.raft.peer.PeerProbes;
+import io.akkaetcd.raft.peer.PeerStatusLog;
 import io.akkaetcd.raft.peer.PeerTransport;
 import io.akkaetcd.snapshot.SnapshotTransfers;
 import io.akkaetcd.snapshot.StateMachineSnapshots;
@@ -65,8 +66,11 @@ final class PeerSide {
         DispatcherSelector.fromConfig("akka-etcd.raft-dispatcher"));
     Adapter.actorOf(guardian, ClusterJoin.endpoint(membership), ClusterJoin.ENDPOINT);
     guardian.spawn(PeerProbes.receiver(links, gate, clusterId, System::nanoTime), PeerProbes.RECEIVER);
-    classic.scheduler().scheduleWithFixedDelay(config.heartbeatInterval(), config.heartbeatInterval(),
-        probes::probeAll, classic.dispatcher());
+    PeerStatusLog statusLog = new PeerStatusLog(links, members.self().value());
+    classic.scheduler().scheduleWithFixedDelay(config.heartbeatInterval(), config.heartbeatInterval(), () -> {
+      probes.probeAll();
+      statusLog.check(probes.peerIds(), System.nanoTime());
+    }, classic.dispatcher());
     faults.peerSideStarted(classic, id -> peerAddress(membership, id));
   }
 

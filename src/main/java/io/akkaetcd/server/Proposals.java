@@ -37,6 +37,8 @@ final class Proposals {
   private final Duration requestTimeout;
   private final Duration electionTimeout;
 
+  private volatile Runnable failed = () -> { };
+
   Proposals(RaftInbox inbox, AtomicReference<RaftStatus> raftStatus, AppliedIndexWait applied, Wait wait,
       RequestIds ids, int maxRequestBytes, long maxApplyGap, Duration requestTimeout, Duration electionTimeout) {
     this.inbox = inbox;
@@ -89,10 +91,18 @@ final class Proposals {
     return done.thenApply(i -> null);
   }
 
+  /** Counts each proposal that fails: timed out here, or dropped by the Raft member. */
+  void countFailures(Runnable failed) {
+    this.failed = failed;
+  }
+
   /** Fails the proposals and reads that have waited the request timeout (etcd's "request timed out"). */
   void expire() {
     long now = System.nanoTime();
-    wait.expire(now, requestTimeout.toNanos(), this::timeoutError);
+    wait.expire(now, requestTimeout.toNanos(), registered -> {
+      failed.run();
+      return timeoutError(registered);
+    });
     // etcd answers a read index that timed out with a plain "request timed out".
     reads.expire(now, requestTimeout.toNanos(), registered -> EtcdError.TIMEOUT.exception());
   }

@@ -40,11 +40,32 @@ public record ServerConfig(
     String logLevel,
     boolean strictReconfigCheck,
     boolean leaseCheckpoint,
+    boolean leaseCheckpointPersist,
     boolean grpcGateway,
+    String cors,
     TlsInfo clientTls,
     TlsInfo peerTls,
     AuthSettings auth,
+    MetricsSettings metrics,
     CorruptCheck corruptCheck) {
+
+  /**
+   * --metrics (basic, or extensive: adds grpc_server_handling_seconds) and --listen-metrics-urls
+   * (extra listeners serving /metrics and /health only).
+   */
+  public record MetricsSettings(boolean extensive, List<URI> listenUrls) {
+    public static final MetricsSettings DEFAULT = new MetricsSettings(false, List.of());
+
+    static MetricsSettings fromFlags(Map<String, String> v) {
+      String kind = v.getOrDefault("metrics", "basic");
+      if (!kind.equals("basic") && !kind.equals("extensive")) {
+        throw new FlagException("invalid value \"" + kind + "\" for flag -metrics: valid values are \"basic\", \"extensive\"");
+      }
+      String listen = v.getOrDefault("listen-metrics-urls", "");
+      return new MetricsSettings(kind.equals("extensive"),
+          listen.isBlank() ? List.of() : urls(v, "listen-metrics-urls"));
+    }
+  }
 
   /**
    * --experimental-initial-corrupt-check, and --experimental-corrupt-check-time (zero: no
@@ -109,14 +130,21 @@ public record ServerConfig(
         v.get("log-level"),
         !"false".equals(v.get("strict-reconfig-check")),
         "true".equals(v.get("experimental-enable-lease-checkpoint")),
+        "true".equals(v.get("experimental-enable-lease-checkpoint-persist")),
         !"false".equals(v.get("enable-grpc-gateway")),
+        v.getOrDefault("cors", "*"),
         TlsInfo.client(v),
         TlsInfo.peer(v),
         new AuthSettings(v.getOrDefault("auth-token", "simple"),
             (int) Math.min(Integer.MAX_VALUE, nonNegativeLong(v, "bcrypt-cost")),
             Duration.ofSeconds(nonNegativeLong(v, "auth-token-ttl"))),
+        MetricsSettings.fromFlags(v),
         new CorruptCheck("true".equals(v.get("experimental-initial-corrupt-check")),
             GoDuration.parse(v.get("experimental-corrupt-check-time").trim(), "experimental-corrupt-check-time")));
+    if (c.leaseCheckpointPersist && !c.leaseCheckpoint) {
+      throw new FlagException("setting experimental-enable-lease-checkpoint-persist requires "
+          + "experimental-enable-lease-checkpoint");
+    }
     c.autoCompactionPolicy(); // refuses a malformed retention at start, as etcd does
     if (!c.initialCluster.containsKey(c.name)) {
       throw new FlagException("couldn't find local name \"" + c.name + "\" in the initial cluster configuration");
@@ -147,8 +175,8 @@ public record ServerConfig(
     return new ServerConfig(name, dataDir, List.of(), advertiseClientUrls, listenPeerUrls, initialAdvertisePeerUrls,
         initialCluster, initialClusterState, initialClusterToken, maxRequestBytes, maxTxnOps, quotaBackendBytes,
         snapshotCount, heartbeatInterval, electionTimeout, autoCompactionMode, autoCompactionRetention,
-        watchProgressNotifyInterval, logLevel, strictReconfigCheck, leaseCheckpoint, grpcGateway,
-        clientTls, peerTls, auth, corruptCheck);
+        watchProgressNotifyInterval, logLevel, strictReconfigCheck, leaseCheckpoint, leaseCheckpointPersist, grpcGateway,
+        cors, clientTls, peerTls, auth, metrics, corruptCheck);
   }
 
   /** The election timeout in heartbeat ticks (etcd's ElectionTicks). */

@@ -48,6 +48,11 @@ public final class Wait {
     }
   }
 
+  /** Requests waiting now (etcd_server_proposals_pending). */
+  public int size() {
+    return pending.size();
+  }
+
   public boolean isPending(long id) {
     return pending.containsKey(id);
   }

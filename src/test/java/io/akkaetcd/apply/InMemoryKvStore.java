@@ -286,15 +286,32 @@ final class InMemoryKvStore implements KvStore {
   }
 
   private final java.util.Map<Long, Long> leaseRecords = new java.util.HashMap<>();
+  private final java.util.Map<Long, Long> leaseRemaining = new java.util.HashMap<>();
 
   @Override
   public synchronized void putLease(long id, long ttlSeconds) {
+    putLeaseCheckpoint(id, ttlSeconds, 0);
+  }
+
+  @Override
+  public synchronized void putLeaseCheckpoint(long id, long ttlSeconds, long remainingTtl) {
     leaseRecords.put(id, ttlSeconds);
+    if (remainingTtl == 0) {
+      leaseRemaining.remove(id);
+    } else {
+      leaseRemaining.put(id, remainingTtl);
+    }
   }
 
   @Override
   public synchronized void deleteLease(long id) {
     leaseRecords.remove(id);
+    leaseRemaining.remove(id);
+  }
+
+  @Override
+  public synchronized java.util.Map<Long, Long> leaseCheckpoints() {
+    return java.util.Map.copyOf(leaseRemaining);
   }
 
   @Override

@@ -53,6 +53,11 @@ import org.junit.jupiter.api.Test;
  * leader's kill -9 breaks the stream of the watch pinned to it and jetcd resumes it; the watches
  * of a replaced member are resumed by the test on its successor from the last revision seen + 1.
  * Progress is also requested on every watch while the writer writes.
+ *
+ * <p>How members are started, cut off and replaced are hooks ({@link #startCluster},
+ * {@link #isolate}, {@link #cutBetween}, {@link #healAll}, {@link #replacement},
+ * {@link #moreFaults}): here the test launcher's peer filter on loopback; {@link NetnsChaosTest}
+ * makes the faults in the network.
  */
 class ClusterChaosTest {
   private static final List<String> REGISTERS = List.of("reg-0", "reg-1", "reg-2");
@@ -105,9 +110,45 @@ class ClusterChaosTest {
   /** Fault cycles: 1 in CI; the soak runs more ({@code -Dchaos.rounds=20}). */
   private static final int ROUNDS = Integer.getInteger("chaos.rounds", 1);
 
+  /** Starts the members: on loopback, cut off by the test launcher's peer filter. */
+  List<ServerProcess> startCluster(int size, List<String> flags) {
+    return ServerProcess.cluster(ServerProcess.Kind.AKKA_ETCD, size, flags);
+  }
+
+  /** A member to replace {@code out} (not started yet). */
+  ServerProcess replacement(String name, ServerProcess out, List<ServerProcess> members, List<String> flags) {
+    return ServerProcess.joining(ServerProcess.Kind.AKKA_ETCD, name, members, flags);
+  }
+
+  /** Cuts {@code isolated} off from every other member, both ways. */
+  void isolate(ServerProcess isolated, List<ServerProcess> members) {
+    Set<String> others = members.stream().filter(m -> m != isolated).map(ServerProcess::name).collect(Collectors.toSet());
+    isolated.cutOff(others);
+    members.stream().filter(m -> m != isolated).forEach(m -> m.cutOff(Set.of(isolated.name())));
+  }
+
+  /** Cuts {@code a} and {@code b} off from each other, both ways. */
+  void cutBetween(ServerProcess a, ServerProcess b) {
+    a.cutOff(Set.of(b.name()));
+    b.cutOff(Set.of(a.name()));
+  }
+
+  /** Heals every cut made by {@link #isolate} and {@link #cutBetween}. */
+  void healAll(List<ServerProcess> members) {
+    members.forEach(m -> m.cutOff(Set.of()));
+  }
+
+  /** Faults a mode adds at the end of each cycle, under the same load and checks. */
+  void moreFaults(List<ServerProcess> members) {
+  }
+
+  /** Stops what {@link #startCluster} made besides the members (after they stopped). */
+  void tearDown() {
+  }
+
   @Test
   void membersStayLinearizableUnderCrashesPausesAndPartitions() throws Exception {
-    List<ServerProcess> members = ServerProcess.cluster(ServerProcess.Kind.AKKA_ETCD, MEMBERS, FLAGS);
+    List<ServerProcess> members = startCluster(MEMBERS, FLAGS);
     List<Client> clients = new ArrayList<>();
     List<Thread> workers = new ArrayList<>();
     try {
@@ -186,6 +227,7 @@ class ClusterChaosTest {
       watches.forEach(RecordedWatch::close);
       clients.forEach(Client::close);
       members.forEach(ServerProcess::close);
+      tearDown();
     }
   }
 
@@ -223,21 +265,21 @@ class ClusterChaosTest {
 
     // 3. the leader cut off from both followers, then healed
     ServerProcess isolated = ServerProcess.leader(members);
-    Set<String> others = members.stream().filter(m -> m != isolated).map(ServerProcess::name).collect(Collectors.toSet());
-    isolated.cutOff(others);
-    members.stream().filter(m -> m != isolated).forEach(m -> m.cutOff(Set.of(isolated.name())));
-    ServerProcess.leader(members.stream().filter(m -> m != isolated).toList());
+    Instant cut = Instant.now();
+    isolate(isolated, members);
+    ServerProcess successor = ServerProcess.leader(members.stream().filter(m -> m != isolated).toList());
+    System.out.println("new leader " + successor.name() + " " + Duration.between(cut, Instant.now()).toMillis()
+        + " ms after leader " + isolated.name() + " was cut off");
     awaitProgress(20);
     hold(Duration.ofSeconds(2));
-    members.forEach(m -> m.cutOff(Set.of()));
+    healAll(members);
     awaitProgress(20);
 
     // 4. a bridge: m1 and m3 cannot reach each other, both reach m2
-    members.get(0).cutOff(Set.of(members.get(2).name()));
-    members.get(2).cutOff(Set.of(members.get(0).name()));
+    cutBetween(members.get(0), members.get(2));
     hold(Duration.ofSeconds(3));
     awaitProgress(20);
-    members.forEach(m -> m.cutOff(Set.of()));
+    healAll(members);
 
     // 5. the leader frozen for longer than an election timeout, then back with an old term
     ServerProcess frozen = ServerProcess.leader(members);
@@ -262,7 +304,7 @@ class ClusterChaosTest {
     Etcdctl.Result removed = ServerProcess.reconfigure(endpoints(members), "member", "remove", id);
     assertEquals(0, removed.exit(), removed.all());
     assertTrue(out.awaitExit(), out.name() + " still runs after its removal");
-    ServerProcess in = ServerProcess.joining(ServerProcess.Kind.AKKA_ETCD, "j" + (++joined), members, FLAGS);
+    ServerProcess in = replacement("j" + (++joined), out, members, FLAGS);
     Etcdctl.Result added = ServerProcess.reconfigure(endpoints(members), "member", "add", in.name(),
         "--peer-urls=" + in.peerUrl());
     assertEquals(0, added.exit(), added.all());
@@ -281,6 +323,7 @@ class ClusterChaosTest {
     }
     awaitProgress(20);
     in.awaitLogged("restored its log from a snapshot", Duration.ofSeconds(20));
+    moreFaults(members);
   }
 
   private static String endpoints(List<ServerProcess> members) {
@@ -418,7 +461,7 @@ class ClusterChaosTest {
   }
 
   /** Waits until {@code n} more register operations completed (the cluster makes progress). */
-  private void awaitProgress(int n) {
+  void awaitProgress(int n) {
     long target = history.stream().filter(o -> !o.unknown()).count() + n;
     Instant deadline = Instant.now().plus(Duration.ofSeconds(30));
     while (history.stream().filter(o -> !o.unknown()).count() < target) {
@@ -431,7 +474,7 @@ class ClusterChaosTest {
   }
 
   /** Keeps a fault in place for a while under load (the duration is the fault, not a wait for a condition). */
-  private static void hold(Duration d) {
+  static void hold(Duration d) {
     pause(d.toMillis());
   }
 

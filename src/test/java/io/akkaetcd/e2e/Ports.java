@@ -40,6 +40,24 @@ final class Ports {
     throw new IllegalStateException("no free loopback port in " + LOW + "-" + HIGH);
   }
 
+  /** {@code n} consecutive free ports, the first returned (a script that numbers its own ports). */
+  static int freeRange(int n) {
+    for (int attempt = 0; attempt < 1000; attempt++) {
+      int first = ThreadLocalRandom.current().nextInt(LOW, HIGH - n);
+      boolean all = true;
+      for (int p = first; p < first + n && all; p++) {
+        all = !reserved(p) && !handedOut.contains(p) && bindable(p);
+      }
+      if (all) {
+        for (int p = first; p < first + n; p++) {
+          handedOut.add(p);
+        }
+        return first;
+      }
+    }
+    throw new IllegalStateException("no " + n + " consecutive free loopback ports in " + LOW + "-" + HIGH);
+  }
+
   private static boolean reserved(int port) {
     return (port >= ETCD_E2E_LOW && port < ETCD_E2E_HIGH) || port == ETCD_E2E_GATEWAY;
   }

@@ -57,6 +57,10 @@ final class ServerProcess implements AutoCloseable {
   private String initialCluster;
   /** Where a cluster member reads the peers it is cut off from (the test launcher's PeerFilter). */
   private final Path blockedPeersFile;
+  /** The network namespace this member runs in, with its own address; null: this host's loopback. */
+  private final NetnsHosts.Host host;
+  /** A tmpfs mounted on the data directory ({@link #mountTmpfs}), unmounted by {@link #close()}. */
+  private boolean tmpfs;
   private Process process;
 
   private ServerProcess(Kind kind, String name, String advertisedPeerUrl, List<String> extraFlags) {
@@ -64,8 +68,14 @@ final class ServerProcess implements AutoCloseable {
   }
 
   private ServerProcess(Kind kind, String name, String advertisedPeerUrl, Tls tls, List<String> extraFlags) {
+    this(kind, name, advertisedPeerUrl, tls, null, extraFlags);
+  }
+
+  private ServerProcess(Kind kind, String name, String advertisedPeerUrl, Tls tls, NetnsHosts.Host host,
+      List<String> extraFlags) {
     try {
       this.kind = kind;
+      this.host = host;
       this.tls = tls;
       this.name = name;
       this.dataDir = Files.createTempDirectory(kind.name().toLowerCase() + "-data");
@@ -96,6 +106,30 @@ final class ServerProcess implements AutoCloseable {
     for (int i = 1; i <= size; i++) {
       members.add(new ServerProcess(kind, "m" + i, null, tls, extraFlags));
     }
+    return started(members);
+  }
+
+  /**
+   * A cluster of one member on each of {@code hosts} (names m1, m2, ...), each in its namespace and
+   * bound to its host's address; it runs the server's own Main (faults come from the network).
+   * {@code before} is run on each member before any is launched (e.g. {@link #mountTmpfs}).
+   */
+  static List<ServerProcess> cluster(Kind kind, List<NetnsHosts.Host> hosts, List<String> extraFlags,
+      java.util.function.Consumer<ServerProcess> before) {
+    List<ServerProcess> members = new ArrayList<>();
+    for (int i = 1; i <= hosts.size(); i++) {
+      members.add(new ServerProcess(kind, "m" + i, null, Tls.NONE, hosts.get(i - 1), extraFlags));
+    }
+    try {
+      members.forEach(before);
+    } catch (RuntimeException e) {
+      members.forEach(ServerProcess::close);
+      throw e;
+    }
+    return started(members);
+  }
+
+  private static List<ServerProcess> started(List<ServerProcess> members) {
     String initial = String.join(",", members.stream().map(m -> m.name + "=" + m.advertisedPeerUrl).toList());
     members.forEach(m -> m.initialCluster = initial);
     try {
@@ -156,7 +190,16 @@ final class ServerProcess implements AutoCloseable {
   }
 
   String endpoint() {
-    return "127.0.0.1:" + clientPort;
+    return address() + ":" + clientPort;
+  }
+
+  private String address() {
+    return host == null ? "127.0.0.1" : host.address();
+  }
+
+  /** The network namespace this member runs in; null on loopback. */
+  NetnsHosts.Host host() {
+    return host;
   }
 
   String clientUrl() {
@@ -164,7 +207,7 @@ final class ServerProcess implements AutoCloseable {
   }
 
   private String peerUrl(int port) {
-    return tls.peerScheme() + "://127.0.0.1:" + port;
+    return tls.peerScheme() + "://" + address() + ":" + port;
   }
 
   /** etcdctl against this server, with the flags its TLS needs. */
@@ -245,7 +288,7 @@ final class ServerProcess implements AutoCloseable {
       // The server's own logging (to its output, the log file), not the tests' capture.
       cmd.add("-Dlogback.configurationFile=logback.xml");
       extraFlags.stream().filter(f -> f.startsWith("-J")).map(f -> f.substring(2)).forEach(cmd::add);
-      if (initialCluster != null) {
+      if (initialCluster != null && host == null) {
         // A cluster member can be cut off or quarantined (cutOff): the test launcher, whose
         // fault injection follows blockedPeersFile; a member alone runs the server's own Main.
         cmd.add("-D" + FaultyMain.BLOCKED_PEERS_FILE + "=" + blockedPeersFile);
@@ -259,6 +302,10 @@ final class ServerProcess implements AutoCloseable {
       }
     }
     cmd.addAll(flags());
+    if (host != null) {
+      // ip netns exec execs the command: the process is the server itself (signals reach it)
+      cmd = NetnsHosts.in(host, cmd);
+    }
     try {
       process = new ProcessBuilder(cmd).redirectErrorStream(true)
           .redirectOutput(ProcessBuilder.Redirect.appendTo(logFile.toFile())).start();
@@ -413,9 +460,15 @@ final class ServerProcess implements AutoCloseable {
 
   /** {@link #joining} speaking {@code tls}. */
   static ServerProcess joining(Kind kind, String name, List<ServerProcess> cluster, Tls tls, List<String> extraFlags) {
+    return joining(kind, name, cluster, tls, null, extraFlags);
+  }
+
+  /** {@link #joining} on {@code host} (null: loopback), e.g. the host of the member it replaces. */
+  static ServerProcess joining(Kind kind, String name, List<ServerProcess> cluster, Tls tls, NetnsHosts.Host host,
+      List<String> extraFlags) {
     List<String> flags = new ArrayList<>(extraFlags);
     flags.addAll(List.of("--initial-cluster-state", "existing"));
-    ServerProcess m = new ServerProcess(kind, name, null, tls, flags);
+    ServerProcess m = new ServerProcess(kind, name, null, tls, host, flags);
     m.initialCluster = String.join(",", cluster.stream().map(c -> c.name + "=" + c.advertisedPeerUrl).toList())
         + "," + name + "=" + m.advertisedPeerUrl;
     return m;
@@ -507,10 +560,38 @@ final class ServerProcess implements AutoCloseable {
     }
   }
 
+  /**
+   * Mounts a tmpfs of {@code size} (mount's size option, e.g. {@code 8m}) on the data directory,
+   * before the first start: a disk that can fill up. Needs root.
+   */
+  void mountTmpfs(String size) {
+    runChecked(List.of("mount", "-t", "tmpfs", "-o", "size=" + size, "tmpfs", dataDir.toString()));
+    tmpfs = true;
+  }
+
+  private static void runChecked(List<String> cmd) {
+    try {
+      Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
+      String out = new String(p.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+      if (!p.waitFor(30, TimeUnit.SECONDS) || p.exitValue() != 0) {
+        throw new IllegalStateException(String.join(" ", cmd) + " failed: " + out);
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException(e);
+    }
+  }
+
   @Override
   public void close() {
     if (process != null && process.isAlive()) {
       kill();
+    }
+    if (tmpfs) {
+      runChecked(List.of("umount", dataDir.toString()));
+      tmpfs = false;
     }
     deleteTree(dataDir);
     CapturedLogs.release(logFile); // shown if the test fails, then deleted

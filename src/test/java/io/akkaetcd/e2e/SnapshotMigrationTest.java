@@ -235,9 +235,9 @@ class SnapshotMigrationTest {
         restoredInto.start("--user", "root:pw");
         assertEquals(expected, authView(restoredInto), from + " -> " + to);
         Etcdctl.Result anonymous = Etcdctl.run(restoredInto.endpoint(), "get", "a/x");
-        assertEquals("Error: etcdserver: user name is empty\n", anonymous.stderr(), anonymous.all());
+        assertEquals("Error: etcdserver: user name is empty\n", anonymous.error(), anonymous.all());
         Etcdctl.Result wrong = Etcdctl.run(restoredInto.endpoint(), "--user", "alice:apw", "put", "b", "1");
-        assertEquals("Error: etcdserver: permission denied\n", wrong.stderr(), wrong.all());
+        assertEquals("Error: etcdserver: permission denied\n", wrong.error(), wrong.all());
       }
     }
   }

@@ -4,7 +4,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import com.google.protobuf.ByteString;
-import com.google.protobuf.InvalidProtocolBufferException;
 import io.akkaetcd.proto.etcdserverpb.LeaseGrantResponse;
 import io.akkaetcd.proto.etcdserverpb.Member;
 import io.akkaetcd.proto.etcdserverpb.RangeRequest;
@@ -34,7 +33,7 @@ class JsonMappingTest {
     assertEquals(expected, JsonMapping.parse(
         "{\"key\":\"Zm9v\",\"rangeEnd\":\"Zm9w\",\"limit\":5,\"sortOrder\":2}", RangeRequest.newBuilder()));
     assertEquals(RangeRequest.getDefaultInstance(), JsonMapping.parse("", RangeRequest.newBuilder()));
-    assertThrows(InvalidProtocolBufferException.class, () -> JsonMapping.parse("{bad", RangeRequest.newBuilder()));
+    assertThrows(GoJsonDecoder.DecodeException.class, () -> JsonMapping.parse("{bad", RangeRequest.newBuilder()));
   }
 
   @Test

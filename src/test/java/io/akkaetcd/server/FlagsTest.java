@@ -133,8 +133,6 @@ class FlagsTest {
         "--experimental-enable-lease-checkpoint=false", "--peer-auto-tls=false", "--force-new-cluster=false");
     assertEquals(List.of(), off.warnings());
     String[][] on = {
-        {"--metrics=extensive", "/metrics (issue #29)"}, {"--listen-metrics-urls=http://127.0.0.1:9", "/metrics (issue #29)"},
-        {"--experimental-enable-lease-checkpoint-persist", "persisted lease checkpoints (issue #31)"},
         {"--enable-v2", "etcd's v2 API"}, {"--proxy=on", "etcd's v2 proxy"}, {"--discovery=https://d/x", "discovery"},
         {"--force-new-cluster", "--force-new-cluster"}};
     for (String[] c : on) {
@@ -153,6 +151,17 @@ class FlagsTest {
     ServerConfig c = ServerConfig.fromFlags(parsed(Map.of("ETCD_EXPERIMENTAL_CORRUPT_CHECK_TIME", "1m30s"),
         "--experimental-initial-corrupt-check").values());
     assertEquals(new ServerConfig.CorruptCheck(true, java.time.Duration.ofSeconds(90)), c.corruptCheck());
+  }
+
+  @Test
+  void persistedLeaseCheckpointsNeedCheckpoints() {
+    FlagException e = assertThrows(FlagException.class,
+        () -> config(Map.of(), "--experimental-enable-lease-checkpoint-persist"));
+    assertEquals("setting experimental-enable-lease-checkpoint-persist requires experimental-enable-lease-checkpoint",
+        e.getMessage());
+    ServerConfig c = config(Map.of(), "--experimental-enable-lease-checkpoint",
+        "--experimental-enable-lease-checkpoint-persist");
+    assertTrue(c.leaseCheckpoint() && c.leaseCheckpointPersist());
   }
 
   @Test

@@ -22,6 +22,8 @@ public final class Benchmark {
       "  watch-latency            the same on one key with --put-rate puts/s (default 100): delivery latency",
       "  watch-get                serializable gets while watchers watch the key a writer changes",
       "  lease-keepalive          keep-alives over --leases leases (default 1000), one stream per client",
+      "  lock                     Lock+Unlock cycles (v3lockpb), each client with its own lease, on",
+      "                           --names names (default: one per client)",
       "",
       "common flags (etcd benchmark's names and defaults):",
       "  --endpoints 127.0.0.1:2379   --conns 1   --clients 1   --total 10000   --rate 0 (unlimited)",
@@ -61,6 +63,7 @@ public final class Benchmark {
       case "watch-latency" -> WatchLoad.watch(o, ch, "watch-latency", 1, 100);
       case "watch-get" -> WatchLoad.watchGet(o, ch, clients, total);
       case "lease-keepalive" -> LeaseLoad.keepAlive(o, ch, clients, total, rate);
+      case "lock" -> LockLoad.lock(o, ch, clients, total, rate);
       default -> throw new IllegalArgumentException("unknown command " + command + "\n" + USAGE);
     };
     o.checkAllUsed();

@@ -32,6 +32,12 @@ final class Rpc {
   static final MethodDescriptor<TxnRequest, TxnResponse> TXN = unary("etcdserverpb.KV/Txn", TxnRequest.getDefaultInstance(), TxnResponse.getDefaultInstance());
   static final MethodDescriptor<LeaseGrantRequest, LeaseGrantResponse> LEASE_GRANT = unary("etcdserverpb.Lease/LeaseGrant", LeaseGrantRequest.getDefaultInstance(), LeaseGrantResponse.getDefaultInstance());
   static final MethodDescriptor<StatusRequest, StatusResponse> STATUS = unary("etcdserverpb.Maintenance/Status", StatusRequest.getDefaultInstance(), StatusResponse.getDefaultInstance());
+  static final MethodDescriptor<io.akkaetcd.proto.v3lockpb.LockRequest, io.akkaetcd.proto.v3lockpb.LockResponse> LOCK =
+      unary("v3lockpb.Lock/Lock", io.akkaetcd.proto.v3lockpb.LockRequest.getDefaultInstance(),
+          io.akkaetcd.proto.v3lockpb.LockResponse.getDefaultInstance());
+  static final MethodDescriptor<io.akkaetcd.proto.v3lockpb.UnlockRequest, io.akkaetcd.proto.v3lockpb.UnlockResponse> UNLOCK =
+      unary("v3lockpb.Lock/Unlock", io.akkaetcd.proto.v3lockpb.UnlockRequest.getDefaultInstance(),
+          io.akkaetcd.proto.v3lockpb.UnlockResponse.getDefaultInstance());
   static final MethodDescriptor<WatchRequest, WatchResponse> WATCH = bidi("etcdserverpb.Watch/Watch", WatchRequest.getDefaultInstance(), WatchResponse.getDefaultInstance());
   static final MethodDescriptor<LeaseKeepAliveRequest, LeaseKeepAliveResponse> KEEP_ALIVE = bidi("etcdserverpb.Lease/LeaseKeepAlive", LeaseKeepAliveRequest.getDefaultInstance(), LeaseKeepAliveResponse.getDefaultInstance());
 

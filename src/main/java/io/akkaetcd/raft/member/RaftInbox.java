@@ -44,6 +44,11 @@ public final class RaftInbox {
   private final AtomicBoolean flushPending = new AtomicBoolean();
   private volatile ActorRef<RaftMember.Command> member;
 
+  /** What waits for the member now: proposals, reads and peer messages (O(n): for scrapes only). */
+  public int depth() {
+    return proposals.size() + confChanges.size() + reads.size() + messages.size();
+  }
+
   /** Propose an entry. */
   public void propose(long requestId, ByteString data) {
     proposals.add(new Proposal(requestId, data));

@@ -1,5 +1,7 @@
 package io.akkaetcd.raft.member;
 
+import io.akkaetcd.logs.GoDurations;
+import net.logstash.logback.argument.StructuredArguments;
 import akka.actor.typed.Behavior;
 import akka.actor.typed.SupervisorStrategy;
 import akka.actor.typed.javadsl.ActorContext;
@@ -42,6 +44,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.BiConsumer;
 import java.util.function.Consumer;
+import java.util.function.BooleanSupplier;
 import java.util.function.LongSupplier;
 import java.util.random.RandomGenerator;
 
@@ -96,12 +99,12 @@ public final class RaftMember
   public record Settings(long memberId, List<Long> voters, List<Long> learners, Duration heartbeatInterval, int electionTicks,
                          LongSupplier appliedIndex, LongSupplier appliedTerm, LongSupplier durableAppliedIndex,
                          int snapshotEveryEvents, int catchUpEntries, LongSupplier installedIndex,
-                         String journalPluginId, String snapshotPluginId) {
+                         String journalPluginId, String snapshotPluginId, BooleanSupplier diskExhausted) {
     public Settings(long memberId, List<Long> voters, List<Long> learners, Duration heartbeatInterval, int electionTicks,
         LongSupplier appliedIndex, LongSupplier appliedTerm, LongSupplier durableAppliedIndex,
         int snapshotEveryEvents, int catchUpEntries, LongSupplier installedIndex) {
       this(memberId, voters, learners, heartbeatInterval, electionTicks, appliedIndex, appliedTerm, durableAppliedIndex,
-          snapshotEveryEvents, catchUpEntries, installedIndex, "", "");
+          snapshotEveryEvents, catchUpEntries, installedIndex, "", "", () -> false);
     }
 
     public Settings(long memberId, List<Long> voters, List<Long> learners, Duration heartbeatInterval, int electionTicks,
@@ -114,7 +117,17 @@ public final class RaftMember
     /** These settings with the journal and snapshot store plugins at these ids ("" is the system's default). */
     public Settings withPersistencePlugins(String journal, String snapshots) {
       return new Settings(memberId, voters, learners, heartbeatInterval, electionTicks, appliedIndex, appliedTerm,
-          durableAppliedIndex, snapshotEveryEvents, catchUpEntries, installedIndex, journal, snapshots);
+          durableAppliedIndex, snapshotEveryEvents, catchUpEntries, installedIndex, journal, snapshots, diskExhausted);
+    }
+
+    /**
+     * These settings with {@code exhausted} telling when the data directory's disk has no room
+     * left for a write: the member then takes no Ready (nothing persisted, sent or applied).
+     */
+    public Settings withDiskExhausted(BooleanSupplier exhausted) {
+      return new Settings(memberId, voters, learners, heartbeatInterval, electionTicks, appliedIndex, appliedTerm,
+          durableAppliedIndex, snapshotEveryEvents, catchUpEntries, installedIndex, journalPluginId, snapshotPluginId,
+          exhausted);
     }
   }
 
@@ -126,6 +139,16 @@ public final class RaftMember
    */
   public static Behavior<Command> create(Settings settings, RaftInbox inbox, Consumer<Message> send,
       Consumer<List<Entry>> applier, BiConsumer<Long, Throwable> failProposal, AtomicReference<RaftStatus> status) {
+    return create(settings, inbox, send, applier, failProposal, status, () -> { });
+  }
+
+  /**
+   * As above; {@code leaderChanged} runs each time this member learns of a leader other than the
+   * last it knew (etcd's leader_changes_seen_total: A, no leader, A counts twice).
+   */
+  public static Behavior<Command> create(Settings settings, RaftInbox inbox, Consumer<Message> send,
+      Consumer<List<Entry>> applier, BiConsumer<Long, Throwable> failProposal, AtomicReference<RaftStatus> status,
+      Runnable leaderChanged) {
     return Behaviors.<Command>supervise(Behaviors.setup(ctx -> Behaviors.withTimers(timers -> {
               inbox.attach(ctx.getSelf());
               // Akka Persistence publishes every persisted event to the system's event stream
@@ -134,7 +157,7 @@ public final class RaftMember
               // (The Scala DSL's behaviour is a trait over a class, which Java cannot see: cast.)
               @SuppressWarnings("unchecked")
               Behavior<Command> member = (Behavior<Command>) (Object) new RaftMember(ctx, timers, settings,
-                  inbox, send, applier, failProposal, status).createEventSourcedBehavior().withEventPublishing(false);
+                  inbox, send, applier, failProposal, status, leaderChanged).createEventSourcedBehavior().withEventPublishing(false);
               return member;
             })))
         .onFailure(SupervisorStrategy.restartWithBackoff(Duration.ofMillis(200), Duration.ofSeconds(5), 0.2));
@@ -148,6 +171,7 @@ public final class RaftMember
   private final Consumer<List<Entry>> applier;
   private final BiConsumer<Long, Throwable> failProposal;
   private final AtomicReference<RaftStatus> status;
+  private final Runnable leaderChanged;
 
   /** Created when the journal is replayed; commands are stashed by Akka Persistence until then. */
   private RaftCore core;
@@ -186,10 +210,12 @@ public final class RaftMember
 
   /** The hard state as the journal has it: term or vote changes against it must be written first. */
   private HardState persistedHard;
+  /** Whether the last Ready was left pending for a full disk (logged once per halt). */
+  private boolean diskHalted;
 
   private RaftMember(ActorContext<Command> ctx, TimerScheduler<Command> timers, Settings settings,
       RaftInbox inbox, Consumer<Message> send, Consumer<List<Entry>> applier,
-      BiConsumer<Long, Throwable> failProposal, AtomicReference<RaftStatus> status) {
+      BiConsumer<Long, Throwable> failProposal, AtomicReference<RaftStatus> status, Runnable leaderChanged) {
     super(PersistenceId.ofUniqueId("raft-log-" + Long.toHexString(settings.memberId())));
     this.ctx = ctx;
     this.timers = timers;
@@ -199,6 +225,7 @@ public final class RaftMember
     this.applier = applier;
     this.failProposal = failProposal;
     this.status = status;
+    this.leaderChanged = leaderChanged;
   }
 
   @Override
@@ -421,14 +448,45 @@ public final class RaftMember
     return handleReady();
   }
 
+  /** etcd's raft node.go lines for a leader change, which operators alert on. */
+  private void logLeaderChange(long was, long now) {
+    String self = Long.toHexString(settings.memberId());
+    if (was == 0) {
+      ctx.getLog().info("raft.node: {} elected leader {} at term {}", self, Long.toHexString(now), core.term());
+    } else if (now == 0) {
+      ctx.getLog().info("raft.node: {} lost leader {} at term {}", self, Long.toHexString(was), core.term());
+    } else {
+      ctx.getLog().info("raft.node: {} changed leader from {} to {} at term {}", self, Long.toHexString(was),
+          Long.toHexString(now), core.term());
+    }
+  }
+
   private Effect<LogAppended, Log> handleReady() {
     if (!core.hasReady()) {
       return Effect().none();
+    }
+    if (settings.diskExhausted().getAsBoolean()) {
+      // A full disk: LevelDB's write would be a SIGBUS. Like a member whose disk stalls, this one
+      // neither persists nor acknowledges, sends nor applies; the core keeps what is pending and
+      // the next tick tries again (a follower lags, a leader goes silent and is replaced).
+      if (!diskHalted) {
+        diskHalted = true;
+        ctx.getLog().warn("{} stopped writing its raft log: the disk of its data directory is full",
+            Long.toHexString(settings.memberId()));
+      }
+      return Effect().none();
+    }
+    if (diskHalted) {
+      diskHalted = false;
+      ctx.getLog().info("{} writes its raft log again: the disk has room", Long.toHexString(settings.memberId()));
     }
     Ready rd = core.ready();
     if (rd.softState() != null && rd.softState().role() != status.get().role()) {
       ctx.getLog().info("{} became {} at term {} (leader {})", Long.toHexString(settings.memberId()),
           rd.softState().role(), core.term(), Long.toHexString(rd.softState().leader()));
+    }
+    if (rd.softState() != null && rd.softState().leader() != status.get().leader()) {
+      logLeaderChange(status.get().leader(), rd.softState().leader());
     }
     // A leader sends its appends while it writes them itself (Raft thesis §10.2.1): it counts
     // itself towards a commit at once, but applies, and so answers clients, only after its own
@@ -445,9 +503,25 @@ public final class RaftMember
       }
       SnapshotPoint restart = rd.snapshot() != null ? rd.snapshot() : recoveredRestart;
       recoveredRestart = null;
-      return Effect().persist(JournalCodec.toEvent(rd, restart)).thenRun(log -> afterPersist(log, rd, sendFirst));
+      long writeStart = System.nanoTime();
+      return Effect().persist(JournalCodec.toEvent(rd, restart)).thenRun(log -> {
+        warnIfSlowSync(writeStart);
+        afterPersist(log, rd, sendFirst);
+      });
     }
     return Effect().none().thenRun(log -> afterPersist(log, rd, sendFirst));
+  }
+
+  /** etcd's wal warnSyncDuration: a journal write and its fsync that took a second or more. */
+  private static final long WARN_SYNC_NANOS = 1_000_000_000L;
+
+  /** etcd's "slow fdatasync" warning, for the journal write of one Ready (written and synced together). */
+  private void warnIfSlowSync(long startNanos) {
+    long took = System.nanoTime() - startNanos;
+    if (took >= WARN_SYNC_NANOS) {
+      ctx.getLog().warn("slow fdatasync {} {}", StructuredArguments.kv("took", GoDurations.format(took)),
+          StructuredArguments.kv("expected-duration", GoDurations.format(WARN_SYNC_NANOS)));
+    }
   }
 
   /** Everything a Ready asks for after its entries are durable, then advance (etcd raft's order). */
@@ -474,8 +548,11 @@ public final class RaftMember
     core.advance(rd);
     compactAppliedEntries(log.storage);
     RaftStatus before = status.get();
-    long electedAt = core.leader() != 0 && core.leader() != before.leader() ? System.nanoTime()
-        : before.leaderElectedNanos();
+    boolean newLeader = core.leader() != 0 && core.leader() != before.leader();
+    long electedAt = newLeader ? System.nanoTime() : before.leaderElectedNanos();
+    if (newLeader) {
+      leaderChanged.run();
+    }
     status.set(new RaftStatus(core.term(), core.leader(), core.role(), core.committedIndex(),
         log.storage.firstIndex(), electedAt, learnerMatches()));
     if (core.role() != StateRole.LEADER && core.leader() == 0) {

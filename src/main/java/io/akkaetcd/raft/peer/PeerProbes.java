@@ -44,6 +44,11 @@ public final class PeerProbes {
     peers = PeerTransport.actorsAt(system, peerUrls, RECEIVER);
   }
 
+  /** The peers probed now, by member id. */
+  public java.util.Set<Long> peerIds() {
+    return peers.keySet();
+  }
+
   /** Sends one probe to every peer whose link the gate leaves open. */
   public void probeAll() {
     peers.forEach((id, ref) -> {

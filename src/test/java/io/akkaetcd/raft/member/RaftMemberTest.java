@@ -63,10 +63,14 @@ class RaftMemberTest {
   }
 
   private Member spawn(String name, AtomicLong appliedIndex, long id) {
+    return spawn(name, appliedIndex, id, () -> false);
+  }
+
+  private Member spawn(String name, AtomicLong appliedIndex, long id, java.util.function.BooleanSupplier diskFull) {
     TestProbe<List<Entry>> applied = testKit.createTestProbe();
     AtomicReference<RaftStatus> status = new AtomicReference<>(RaftStatus.INITIAL);
     RaftMember.Settings settings = new RaftMember.Settings(id, List.of(id), List.of(), Duration.ofMillis(100), 10,
-        appliedIndex::get, () -> 0, appliedIndex::get, 100, KEPT);
+        appliedIndex::get, () -> 0, appliedIndex::get, 100, KEPT).withDiskExhausted(diskFull);
     RaftInbox inbox = new RaftInbox();
     ActorRef<RaftMember.Command> ref = testKit.spawn(RaftMember.create(settings, inbox, m -> { },
         entries -> {
@@ -134,6 +138,21 @@ class RaftMemberTest {
     assertEquals(List.of("v40", "v41", "v42", "v43", "v44", "v45", "v46", "v47", "v48", "v49", "after-restart"),
         replayedData);
     awaitStatus(again, st -> st.term() > term, "a new term after restart: the vote was persisted");
+  }
+
+  /** A full disk: nothing is persisted or applied (a LevelDB write would be SIGBUS) until there is room. */
+  @Test
+  void aMemberWhoseDiskIsFullAppliesNothingUntilItHasRoomAgain() {
+    java.util.concurrent.atomic.AtomicBoolean full = new java.util.concurrent.atomic.AtomicBoolean();
+    Member m = spawn("disk", new AtomicLong(), 0x5678, full::get);
+    m.inbox().propose(1, ByteString.copyFromUtf8("before"));
+    awaitApplied(m.applied(), "before");
+    full.set(true);
+    m.inbox().propose(2, ByteString.copyFromUtf8("while-full"));
+    m.applied().expectNoMessage(Duration.ofSeconds(1));
+    full.set(false);
+    List<Entry> after = awaitApplied(m.applied(), "while-full");
+    assertEquals(1, after.stream().filter(e -> e.data().toStringUtf8().equals("while-full")).count());
   }
 
   @Test
