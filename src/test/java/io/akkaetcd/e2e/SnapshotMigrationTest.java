@@ -242,6 +242,33 @@ class SnapshotMigrationTest {
     }
   }
 
+  /** A damaged image fails `snapshot status` with etcdctl's lines from both tools (bbolt's check). */
+  @org.junit.jupiter.api.Test
+  void aDamagedSnapshotFailsStatusAsInEtcdctl() throws Exception {
+    io.akkaetcd.bbolt.SnapshotImage image = io.akkaetcd.bbolt.SnapshotImage.write(dir.resolve("damaged.db"));
+    byte[] whole = image.copy();
+    Path file = image.save();
+    assertEquals(0, akkaEtcd("snapshot", "status", file.toString()).exit(), "the whole image passes");
+    List<Runnable> damages = List.of(
+        () -> image.free(image.keyLeaf(1), image.keyLeaf(1)),
+        () -> image.pointKeyEntry(1, image.keyLeaf(0)),
+        () -> image.page(image.keyLeaf(0)).putLong(0, image.highWater() + 7),
+        () -> {
+          image.page(0).putInt(16, 0);
+          image.page(1).putInt(16, 0);
+        });
+    for (Runnable damage : damages) {
+      image.restore(whole);
+      damage.run();
+      image.save();
+      Etcdctl.Result theirs = Etcdctl.run("127.0.0.1:1", "snapshot", "status", file.toString());
+      Command ours = akkaEtcd("snapshot", "status", file.toString());
+      assertEquals(1, theirs.exit(), theirs.all());
+      assertEquals(theirs.exit(), ours.exit(), ours.output());
+      assertEquals(theirs.stdout() + theirs.stderr(), ours.output());
+    }
+  }
+
   /** What etcdctl shows of the auth store: users, alice, role r1, and alice's read of a/x. */
   private static String authView(ServerProcess s) {
     StringBuilder out = new StringBuilder();
