@@ -6,6 +6,7 @@ import io.akkaetcd.proto.etcdserverpb.AlarmMember;
 import io.akkaetcd.proto.etcdserverpb.AlarmRequest;
 import io.akkaetcd.proto.etcdserverpb.AlarmResponse;
 import io.akkaetcd.proto.etcdserverpb.AlarmType;
+import io.akkaetcd.proto.etcdserverpb.InternalRaftRequest;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -78,6 +79,18 @@ public final class Alarms {
       return raised;
     }
     return raised.stream().filter(a -> a.getAlarm() == type).toList();
+  }
+
+  /**
+   * What the applier refuses with "etcdserver: corrupt cluster" while a CORRUPT alarm is raised
+   * (etcd 3.4's applierV3Corrupt): KV writes, compactions, lease grants and revokes. Reads are
+   * served outside Raft; alarm, auth and membership requests go on, so an operator can disarm it.
+   */
+  public static boolean refusedWhileCorrupt(InternalRaftRequest r) {
+    return switch (r.getRequestCase()) {
+      case RANGE, PUT, DELETE_RANGE, TXN, COMPACTION, LEASE_GRANT, LEASE_REVOKE -> true;
+      default -> false;
+    };
   }
 
   /** Whether an alarm of {@code type} is raised by any member. */

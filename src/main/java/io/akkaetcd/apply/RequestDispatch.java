@@ -12,8 +12,8 @@ import io.akkaetcd.proto.etcdserverpb.EmptyResponse;
 import io.akkaetcd.proto.etcdserverpb.InternalRaftRequest;
 
 /**
- * Applies a decoded raft request (while a NOSPACE alarm is raised, refusing what etcd's capped
- * applier refuses, see {@link Quota#refusedWhileNoSpace}): alarm requests with {@link Alarms}, KV requests with the {@link KvApplier}, lease grants and revokes
+ * Applies a decoded raft request (while a CORRUPT or NOSPACE alarm is raised, refusing what etcd's
+ * corrupt and capped appliers refuse: {@link Alarms#refusedWhileCorrupt}, {@link Quota#refusedWhileNoSpace}): alarm requests with {@link Alarms}, KV requests with the {@link KvApplier}, lease grants and revokes
  * with the {@link Lessor}, Auth entries and the write checks with the {@link AuthApplier}, members' published client URLs with {@link MemberAttributes}. Returns the response; for a compaction with physical=true, a stage that
  * completes once the compaction is durable.
  * A request of a kind not served yet changes nothing and answers nothing.
@@ -52,7 +52,11 @@ public final class RequestDispatch implements ApplierActor.RequestApplier {
 
   @Override
   public Object apply(KvStore store, long index, InternalRaftRequest r) {
-    // etcd's auth applier wraps the quota one: a client write is checked first, at apply.
+    // etcd's corrupt applier wraps the auth one, which wraps the quota one: a client write is
+    // refused on a corrupt cluster first, then checked for permission, at apply.
+    if (Alarms.refusedWhileCorrupt(r) && alarms.active(AlarmType.CORRUPT)) {
+      throw EtcdError.CORRUPT.exception();
+    }
     auth.checkWrite(r, lessor);
     if (AuthApplier.isAuth(r)) {
       return auth.apply(store, index, r);

@@ -33,16 +33,23 @@ public final class BboltReader implements Closeable {
     this.meta = meta;
   }
 
-  /** Opens {@code path} read-only; fails if neither meta is valid. */
+  /**
+   * Opens {@code path} read-only. As bbolt's Open, fails only if both metas are invalid, with
+   * meta0's error: "invalid database" (short file or bad magic), "version mismatch", "checksum error".
+   */
   public static BboltReader open(Path path) throws IOException {
     FileChannel file = FileChannel.open(path, StandardOpenOption.READ);
     try {
-      Meta m0 = readMeta(file, 0);
-      Meta m1 = m0 == null ? readMeta(file, BboltFormat.PAGE_SIZE) : readMeta(file, m0.pageSize());
-      Meta chosen = m0 == null ? m1 : m1 == null || m0.txid() >= m1.txid() ? m0 : m1;
-      if (chosen == null) {
-        throw new IOException("bbolt: no valid meta page in " + path);
+      if (file.size() < BboltFormat.PAGE_SIZE) {
+        throw new IOException("invalid database");
       }
+      MetaRead m0 = readMeta(file, 0);
+      MetaRead m1 = readMeta(file, m0.meta() == null ? BboltFormat.PAGE_SIZE : m0.meta().pageSize());
+      if (m0.meta() == null && m1.meta() == null) {
+        throw new IOException(m0.error());
+      }
+      Meta chosen = m0.meta() == null ? m1.meta()
+          : m1.meta() == null || m0.meta().txid() >= m1.meta().txid() ? m0.meta() : m1.meta();
       return new BboltReader(file, chosen);
     } catch (IOException | RuntimeException e) {
       file.close();
@@ -52,6 +59,10 @@ public final class BboltReader implements Closeable {
 
   public Meta meta() {
     return meta;
+  }
+
+  long fileSize() throws IOException {
+    return file.size();
   }
 
   /** The top-level bucket names in order. */
@@ -124,20 +135,33 @@ public final class BboltReader implements Closeable {
     if (pgid < 2 || pgid >= meta.highWater()) {
       throw new IOException("bbolt: page " + pgid + " out of bounds (high water " + meta.highWater() + ")");
     }
+    return pageAt(pgid);
+  }
+
+  /** Page {@code pgid} with its overflow, unchecked against the high-water mark (for {@link BboltCheck}). */
+  ByteBuffer pageAt(long pgid) throws IOException {
     long offset = pgid * meta.pageSize();
     ByteBuffer header = read(file, offset, BboltFormat.PAGE_HEADER);
     long pages = 1L + (header.getInt(12) & 0xffffffffL);
     return read(file, offset, Math.toIntExact(pages * meta.pageSize()));
   }
 
-  private static Meta readMeta(FileChannel file, long offset) throws IOException {
+  /** A meta page read: the meta if valid, else bbolt's meta.validate() error. */
+  private record MetaRead(Meta meta, String error) {}
+
+  private static MetaRead readMeta(FileChannel file, long offset) throws IOException {
     if (file.size() < offset + BboltFormat.PAGE_HEADER + BboltFormat.META_CHECKED + 8) {
-      return null;
+      return new MetaRead(null, "invalid database");
     }
     ByteBuffer b = read(file, offset + BboltFormat.PAGE_HEADER, BboltFormat.META_CHECKED + 8);
-    boolean valid = b.getInt(0) == BboltFormat.MAGIC && b.getInt(4) == BboltFormat.VERSION
-        && b.getLong(BboltFormat.META_CHECKED) == BboltFormat.fnv1a64(b, 0, BboltFormat.META_CHECKED);
-    return valid ? new Meta(b.getInt(8), b.getLong(16), b.getLong(32), b.getLong(40), b.getLong(48)) : null;
+    if (b.getInt(0) != BboltFormat.MAGIC) {
+      return new MetaRead(null, "invalid database");
+    } else if (b.getInt(4) != BboltFormat.VERSION) {
+      return new MetaRead(null, "version mismatch");
+    } else if (b.getLong(BboltFormat.META_CHECKED) != BboltFormat.fnv1a64(b, 0, BboltFormat.META_CHECKED)) {
+      return new MetaRead(null, "checksum error");
+    }
+    return new MetaRead(new Meta(b.getInt(8), b.getLong(16), b.getLong(32), b.getLong(40), b.getLong(48)), null);
   }
 
   private static ByteBuffer read(FileChannel file, long offset, int length) throws IOException {

@@ -21,6 +21,8 @@ public final class EtcdBuckets implements BboltSource {
   public static final String KEY = "key";
   public static final String META = "meta";
   public static final String LEASE = "lease";
+  /** The auth store's buckets (auth/store.go): enabled flag and revision, users, roles. */
+  public static final List<String> AUTH = List.of("auth", "authUsers", "authRoles");
   public static final List<String> ALL = List.of(
       "alarm", "auth", "authRoles", "authUsers", "cluster", KEY, LEASE, "members", "members_removed", META);
 
@@ -63,7 +65,7 @@ public final class EtcdBuckets implements BboltSource {
 
   /**
    * Reads an etcd-layout bbolt file into {@code into} (etcd's mvcc restore and lessor recovery):
-   * the "key", "lease", "alarm" and "meta" buckets; membership is the restorer's to make afresh.
+   * the "key", "lease", "alarm", auth and "meta" buckets; membership is the restorer's to make afresh.
    */
   public static void read(BboltReader reader, EtcdImport into) throws IOException {
     if (!reader.forEach(utf8(KEY), (k, v) -> into.revision(revision(k, v)))) {
@@ -74,6 +76,9 @@ public final class EtcdBuckets implements BboltSource {
       into.lease(new EtcdExport.Lease(lease.getID(), lease.getTTL()));
     });
     reader.forEach(utf8("alarm"), (k, v) -> into.alarm(k));
+    for (String bucket : AUTH) {
+      reader.forEach(utf8(bucket), (k, v) -> into.bucketRow(bucket, k, v));
+    }
     long[] compacted = {0, 0};
     reader.forEach(utf8(META), (k, v) -> {
       if (k.equals(FINISHED_COMPACT)) {

@@ -16,6 +16,12 @@ public interface EtcdImport {
   /** One "alarm" bucket key: a serialized AlarmMember. */
   void alarm(ByteString member) throws IOException;
 
+  /**
+   * One row of an auth bucket ({@link EtcdBuckets#AUTH}: "auth", "authUsers", "authRoles"),
+   * in etcd's bytes.
+   */
+  void bucketRow(String bucket, ByteString key, ByteString value) throws IOException;
+
   /** The last finished and scheduled compactions' revisions, 0 for none; called last. */
   void compaction(long finished, long scheduled) throws IOException;
 }

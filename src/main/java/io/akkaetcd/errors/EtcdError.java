@@ -18,6 +18,7 @@ public enum EtcdError {
   COMPACTED(ErrorCode.OUT_OF_RANGE, "etcdserver: mvcc: required revision has been compacted"),
   FUTURE_REV(ErrorCode.OUT_OF_RANGE, "etcdserver: mvcc: required revision is a future revision"),
   NO_SPACE(ErrorCode.RESOURCE_EXHAUSTED, "etcdserver: mvcc: database space exceeded"),
+  CORRUPT(ErrorCode.DATA_LOSS, "etcdserver: corrupt cluster"),
   TOO_MANY_REQUESTS(ErrorCode.RESOURCE_EXHAUSTED, "etcdserver: too many requests"),
 
   LEASE_NOT_FOUND(ErrorCode.NOT_FOUND, "etcdserver: requested lease not found"),

@@ -140,8 +140,8 @@ final class SnapshotCommand {
     SnapshotStatus s;
     try (BboltReader reader = BboltReader.open(p.file())) {
       s = SnapshotStatus.of(reader);
-    } catch (IOException e) {
-      throw new CommandException("snapshot file integrity check failed. " + e.getMessage());
+    } catch (IOException e) { // bbolt's open and check errors, printed as etcdctl prints them
+      throw new CommandException(e.getMessage());
     }
     String hash = Long.toHexString(s.hash());
     String size = humanBytes(s.totalSize());

@@ -83,11 +83,22 @@ public final class StoreBackup implements KvStore.Backup {
     return scheduledCompaction;
   }
 
-  /** The raised alarms, keyed as etcd's "alarm" bucket keys them (no value). */
+  /**
+   * The raised alarms, keyed as etcd's "alarm" bucket keys them (no value), and the named
+   * buckets' rows (auth), already in etcd's bytes ({@link BucketRows}).
+   */
   @Override
   public List<Row> rows() throws IOException {
     List<Row> rows = new ArrayList<>();
     scan(StoreLayout.ALARM, (k, v) -> rows.add(new Row("alarm", ByteString.copyFrom(k, 1, k.length - 1), ByteString.EMPTY)));
+    scan(StoreLayout.BUCKET, (k, v) -> {
+      int end = 1;
+      while (k[end] != 0) {
+        end++;
+      }
+      rows.add(new Row(new String(k, 1, end - 1, java.nio.charset.StandardCharsets.UTF_8),
+          ByteString.copyFrom(k, end + 1, k.length - end - 1), ByteString.copyFrom(v)));
+    });
     return rows;
   }
 

@@ -14,7 +14,7 @@ import org.iq80.leveldb.WriteBatch;
 import org.iq80.leveldb.WriteOptions;
 
 /**
- * A new store written from an etcd snapshot (snapshot restore): the same revisions, leases, alarms
+ * A new store written from an etcd snapshot (snapshot restore): the same revisions, leases, alarms, auth
  * and compaction, as rows of {@link StoreLayout}, in batches of about {@value #BATCH_BYTES} bytes.
  * The store revision is the last revision's main, or the compaction's if that is later (etcd's
  * kvstore restore). Nothing is applied yet (applied index 0): the member that opens it starts a
@@ -66,6 +66,11 @@ public final class StoreImport implements EtcdImport, AutoCloseable {
   }
 
   /** Writes the metas and syncs: the store is complete. */
+  @Override
+  public void bucketRow(String bucket, ByteString key, ByteString value) throws IOException {
+    put(StoreLayout.bucketKey(bucket, key.toByteArray()), value.toByteArray());
+  }
+
   @Override
   public void compaction(long finished, long scheduled) throws IOException {
     revision = Math.max(1, Math.max(lastMain, Math.max(finished, scheduled)));

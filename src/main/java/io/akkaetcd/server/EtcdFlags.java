@@ -16,7 +16,6 @@ import java.util.List;
  * from this table ({@link FlagsDoc}); a test checks it against the real {@code etcd --help}.
  */
 final class EtcdFlags {
-  static final String CORRUPT = "corruption checks (issue #30)";
   static final String V2 = "etcd's v2 API (akka-etcd serves v3 only)";
   static final String DISCOVERY = "bootstrap by discovery (list the members in --initial-cluster)";
 
@@ -160,10 +159,10 @@ final class EtcdFlags {
 
   private void experimental() {
     section = "Experimental feature";
-    refused("experimental-initial-corrupt-check", "false", FlagType.BOOL, "Compare hashes with peers before serving.",
-        TRUE, CORRUPT);
-    refused("experimental-corrupt-check-time", "0s", FlagType.DURATION, "Interval of the leader's corruption check.",
-        NOT_ZERO, CORRUPT);
+    on("experimental-initial-corrupt-check", "false", FlagType.BOOL,
+        "Compare hashes with peers before serving; refuse to start on a mismatch.");
+    on("experimental-corrupt-check-time", "0s", FlagType.DURATION,
+        "Interval of the leader's corruption check, which raises the CORRUPT alarm (0s: off).");
     refused("experimental-enable-v2v3", "", FlagType.STRING, "Serve v2 on the v3 store under this prefix.",
         NOT_EMPTY, V2);
     ignored("experimental-backend-bbolt-freelist-type", "array", FlagType.STRING, "bbolt's freelist: array or map.",

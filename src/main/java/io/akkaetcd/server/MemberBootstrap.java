@@ -31,12 +31,16 @@ import io.akkaetcd.cluster.MemberIdentity;
 import io.akkaetcd.cluster.Membership;
 import io.akkaetcd.compactor.AutoCompactor;
 import io.akkaetcd.compactor.CompactionPolicy;
+import io.akkaetcd.corrupt.CorruptMonitor;
+import io.akkaetcd.corrupt.CorruptionChecks;
 import io.akkaetcd.errors.EtcdError;
 import io.akkaetcd.lease.LeaseExpiry;
 import io.akkaetcd.lease.LeaseForwarding;
 import io.akkaetcd.lease.LeaseKeeper;
 import io.akkaetcd.lease.Lessor;
 import io.akkaetcd.mvcc.MvccStore;
+import io.akkaetcd.proto.etcdserverpb.AlarmRequest;
+import io.akkaetcd.proto.etcdserverpb.AlarmType;
 import io.akkaetcd.proto.etcdserverpb.CompactionRequest;
 import io.akkaetcd.proto.etcdserverpb.InternalRaftRequest;
 import io.akkaetcd.proto.etcdserverpb.LeaseRevokeRequest;
@@ -182,6 +186,7 @@ final class MemberBootstrap {
     CompletableFuture<EtcdServer> started = new CompletableFuture<>();
     PeerGate gate = faults.peerGate(() -> PeerSide.idsByName(membership, attributes));
     CompletableFuture<LeaseForwarding> leaseForwarding = new CompletableFuture<>();
+    CompletableFuture<CorruptionChecks> corruption = new CompletableFuture<>();
     AtomicReference<PeerSide> peerSide = new AtomicReference<>();
     // A peer unheard for an election timeout is down, as a follower judges its leader.
     PeerActivity links = new PeerActivity(config.electionTimeout());
@@ -209,6 +214,13 @@ final class MemberBootstrap {
             PeerSide.peerAsk(classic, membership, gate), config.electionTimeout().multipliedBy(2));
         Adapter.actorOf(peerCtx, forwarding.endpointProps(), LeaseForwarding.ENDPOINT);
         leaseForwarding.complete(forwarding);
+        // etcd's request timeout bounds each peer's HashKV: 5 s plus two election timeouts.
+        CorruptionChecks checks = new CorruptionChecks(members.self().value(), store,
+            PeerSide.peerAsk(classic, membership, gate),
+            () -> membership.current().members().stream().map(m -> m.id().value()).toList(),
+            Duration.ofSeconds(5).plus(config.electionTimeout().multipliedBy(2)));
+        Adapter.actorOf(peerCtx, checks.endpointProps(), CorruptionChecks.ENDPOINT);
+        corruption.complete(checks);
         if (alone) {
           return m -> { };
         }
@@ -233,8 +245,16 @@ final class MemberBootstrap {
       // A member without its raft actor or its applier cannot serve: stop it rather than hang.
       ctx.watch(raft);
       ctx.watch(applier);
-      startHousekeeping(ctx, config, store, lessor, keeper, status,
-          request -> started.thenCompose(server -> server.propose(request)));
+      Function<InternalRaftRequest.Builder, CompletionStage<?>> propose =
+          request -> started.thenCompose(server -> server.propose(request));
+      startHousekeeping(ctx, config, store, lessor, keeper, status, propose);
+      Duration corruptCheckEvery = config.corruptCheck().interval();
+      if (!corruptCheckEvery.isZero()) {
+        ctx.spawn(CorruptMonitor.create(members.self().value(), corruptCheckEvery, () -> status.get().isLeader(),
+            () -> corruption.thenCompose(c -> c.periodicCheck(() -> started.thenCompose(EtcdServer::linearizableBarrier))),
+            id -> propose.apply(InternalRaftRequest.newBuilder().setAlarm(AlarmRequest.newBuilder().setMemberID(id)
+                .setAction(AlarmRequest.AlarmAction.ACTIVATE).setAlarm(AlarmType.CORRUPT)))), "corrupt-monitor");
+      }
       return Behaviors.receive(Void.class)
           .onSignal(akka.actor.typed.Terminated.class, t -> {
             log.error("{} stopped unexpectedly; stopping the member", t.getRef().path().name());
@@ -309,6 +329,7 @@ final class MemberBootstrap {
       bcrypt.shutdownNow();
       JournalObserver.Registry.unregister(memberDir.resolve("wal"), journalTimer);
       proposals.failAll(EtcdError.STOPPED.exception());
+      corruption.thenAccept(CorruptionChecks::close);
       store.close();
       log.info("{} stopped; store closed", members.self());
       server.stopped.complete(null);
@@ -335,6 +356,9 @@ final class MemberBootstrap {
       }
     };
     try {
+      if (config.corruptCheck().initial()) {
+        corruption.join().initialCheck(); // before serving, as etcd's CheckInitialHashKV
+      }
       ClientServices services = ClientServices.create(server, kv, lessor, leaseForwarding.join(), hub, system,
           config.watchProgressNotifyInterval(), plugins, auth, passwords, metrics);
       metrics.readGauges(new MemberMetricsGauges(server, wait::size, inbox::depth, hub::streams));

@@ -46,7 +46,8 @@ public record ServerConfig(
     TlsInfo clientTls,
     TlsInfo peerTls,
     AuthSettings auth,
-    MetricsSettings metrics) {
+    MetricsSettings metrics,
+    CorruptCheck corruptCheck) {
 
   /**
    * --metrics (basic, or extensive: adds grpc_server_handling_seconds) and --listen-metrics-urls
@@ -63,6 +64,19 @@ public record ServerConfig(
       String listen = v.getOrDefault("listen-metrics-urls", "");
       return new MetricsSettings(kind.equals("extensive"),
           listen.isBlank() ? List.of() : urls(v, "listen-metrics-urls"));
+    }
+  }
+
+  /**
+   * --experimental-initial-corrupt-check, and --experimental-corrupt-check-time (zero: no
+   * periodic check).
+   */
+  public record CorruptCheck(boolean initial, Duration interval) {
+    public static final CorruptCheck OFF = new CorruptCheck(false, Duration.ZERO);
+
+    /** etcd waits time.After(interval): a negative one checks back to back, as 1 ms does here. */
+    public CorruptCheck {
+      interval = interval.isNegative() ? Duration.ofMillis(1) : interval;
     }
   }
 
@@ -124,7 +138,9 @@ public record ServerConfig(
         new AuthSettings(v.getOrDefault("auth-token", "simple"),
             (int) Math.min(Integer.MAX_VALUE, nonNegativeLong(v, "bcrypt-cost")),
             Duration.ofSeconds(nonNegativeLong(v, "auth-token-ttl"))),
-        MetricsSettings.fromFlags(v));
+        MetricsSettings.fromFlags(v),
+        new CorruptCheck("true".equals(v.get("experimental-initial-corrupt-check")),
+            GoDuration.parse(v.get("experimental-corrupt-check-time").trim(), "experimental-corrupt-check-time")));
     if (c.leaseCheckpointPersist && !c.leaseCheckpoint) {
       throw new FlagException("setting experimental-enable-lease-checkpoint-persist requires "
           + "experimental-enable-lease-checkpoint");
@@ -160,7 +176,7 @@ public record ServerConfig(
         initialCluster, initialClusterState, initialClusterToken, maxRequestBytes, maxTxnOps, quotaBackendBytes,
         snapshotCount, heartbeatInterval, electionTimeout, autoCompactionMode, autoCompactionRetention,
         watchProgressNotifyInterval, logLevel, strictReconfigCheck, leaseCheckpoint, leaseCheckpointPersist, grpcGateway,
-        cors, clientTls, peerTls, auth, metrics);
+        cors, clientTls, peerTls, auth, metrics, corruptCheck);
   }
 
   /** The election timeout in heartbeat ticks (etcd's ElectionTicks). */

@@ -15,6 +15,12 @@ final class Etcdctl {
     String all() {
       return "exit " + exit + "\n--- stdout\n" + stdout + "--- stderr\n" + stderr;
     }
+
+    /** stderr's last line: etcdctl's "Error: ..." comes after clientv3's retry warnings, if any. */
+    String error() {
+      String[] lines = stderr.strip().split("\n");
+      return lines[lines.length - 1] + "\n";
+    }
   }
 
   private Etcdctl() {}

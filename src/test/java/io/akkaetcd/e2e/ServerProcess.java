@@ -50,7 +50,7 @@ final class ServerProcess implements AutoCloseable {
   private final int clientPort;
   private int peerPort;
   private String advertisedPeerUrl;
-  private final List<String> extraFlags;
+  private List<String> extraFlags;
   private final Tls tls;
   private final String name;
   /** --initial-cluster; null: this member alone. */
@@ -528,6 +528,16 @@ final class ServerProcess implements AutoCloseable {
       Thread.currentThread().interrupt();
       return false;
     }
+  }
+
+  /** The exit status of the ended process. */
+  int exitValue() {
+    return process.exitValue();
+  }
+
+  /** Replaces the extra flags (server flags and -J JVM options) this member's next start gets. */
+  void setExtraFlags(List<String> flags) {
+    extraFlags = List.copyOf(flags);
   }
 
   boolean alive() {

@@ -204,6 +204,84 @@ class SnapshotMigrationTest {
     assertEquals(0, skipped.exit(), skipped.output());
   }
 
+  /**
+   * The auth store travels in the snapshot both ways (etcd's "auth", "authUsers", "authRoles"
+   * buckets): users, roles, their grants and auth enabled, from akka-etcd into etcd and from etcd
+   * into akka-etcd, each restored server answering as the saved one did.
+   */
+  @org.junit.jupiter.api.Test
+  void authTravelsInSnapshotsBothWays() throws Exception {
+    for (ServerProcess.Kind from : List.of(ServerProcess.Kind.AKKA_ETCD, ServerProcess.Kind.ETCD)) {
+      Path snap = dir.resolve(from + "-auth.db");
+      String expected;
+      try (ServerProcess source = ServerProcess.start(from, List.of())) {
+        AuthSetup.enable(source.endpoint());
+        assertEquals(0, Etcdctl.run(source.endpoint(), "--user", "alice:apw", "put", "a/x", "1").exit());
+        Etcdctl.Result save = Etcdctl.run(source.endpoint(), "--user", "root:pw", "snapshot", "save", snap.toString());
+        assertEquals(0, save.exit(), save.all());
+        expected = authView(source);
+      }
+      ServerProcess.Kind to = from == ServerProcess.Kind.ETCD ? ServerProcess.Kind.AKKA_ETCD : ServerProcess.Kind.ETCD;
+      try (ServerProcess restoredInto = ServerProcess.unstarted(to, List.of())) {
+        List<String> restore = new java.util.ArrayList<>(List.of("snapshot", "restore", snap.toString()));
+        restore.addAll(restoredInto.restoreFlags());
+        if (to == ServerProcess.Kind.ETCD) {
+          Etcdctl.Result r = Etcdctl.run("127.0.0.1:1", null, restore);
+          assertEquals(0, r.exit(), r.all());
+        } else {
+          Command r = akkaEtcd(restore.toArray(String[]::new));
+          assertEquals(0, r.exit(), r.output());
+        }
+        restoredInto.start("--user", "root:pw");
+        assertEquals(expected, authView(restoredInto), from + " -> " + to);
+        Etcdctl.Result anonymous = Etcdctl.run(restoredInto.endpoint(), "get", "a/x");
+        assertEquals("Error: etcdserver: user name is empty\n", anonymous.error(), anonymous.all());
+        Etcdctl.Result wrong = Etcdctl.run(restoredInto.endpoint(), "--user", "alice:apw", "put", "b", "1");
+        assertEquals("Error: etcdserver: permission denied\n", wrong.error(), wrong.all());
+      }
+    }
+  }
+
+  /** A damaged image fails `snapshot status` with etcdctl's lines from both tools (bbolt's check). */
+  @org.junit.jupiter.api.Test
+  void aDamagedSnapshotFailsStatusAsInEtcdctl() throws Exception {
+    io.akkaetcd.bbolt.SnapshotImage image = io.akkaetcd.bbolt.SnapshotImage.write(dir.resolve("damaged.db"));
+    byte[] whole = image.copy();
+    Path file = image.save();
+    assertEquals(0, akkaEtcd("snapshot", "status", file.toString()).exit(), "the whole image passes");
+    List<Runnable> damages = List.of(
+        () -> image.free(image.keyLeaf(1), image.keyLeaf(1)),
+        () -> image.pointKeyEntry(1, image.keyLeaf(0)),
+        () -> image.page(image.keyLeaf(0)).putLong(0, image.highWater() + 7),
+        () -> {
+          image.page(0).putInt(16, 0);
+          image.page(1).putInt(16, 0);
+        });
+    for (Runnable damage : damages) {
+      image.restore(whole);
+      damage.run();
+      image.save();
+      Etcdctl.Result theirs = Etcdctl.run("127.0.0.1:1", "snapshot", "status", file.toString());
+      Command ours = akkaEtcd("snapshot", "status", file.toString());
+      assertEquals(1, theirs.exit(), theirs.all());
+      assertEquals(theirs.exit(), ours.exit(), ours.output());
+      assertEquals(theirs.stdout() + theirs.stderr(), ours.output());
+    }
+  }
+
+  /** What etcdctl shows of the auth store: users, alice, role r1, and alice's read of a/x. */
+  private static String authView(ServerProcess s) {
+    StringBuilder out = new StringBuilder();
+    for (String[] cmd : List.of(new String[] {"--user", "root:pw", "user", "list"},
+        new String[] {"--user", "root:pw", "user", "get", "alice"}, new String[] {"--user", "root:pw", "role", "get", "r1"},
+        new String[] {"--user", "alice:apw", "get", "a/x"})) {
+      Etcdctl.Result r = Etcdctl.run(s.endpoint(), cmd);
+      assertEquals(0, r.exit(), String.join(" ", cmd) + ":\n" + r.all());
+      out.append(r.stdout());
+    }
+    return out.toString();
+  }
+
   record Command(int exit, String stdout, String output) {}
 
   /** bin/akka-etcd's Main as a process on the test class path (stdout, and both streams merged). */

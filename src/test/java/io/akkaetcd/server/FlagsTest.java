@@ -133,8 +133,6 @@ class FlagsTest {
         "--experimental-enable-lease-checkpoint=false", "--peer-auto-tls=false", "--force-new-cluster=false");
     assertEquals(List.of(), off.warnings());
     String[][] on = {
-        {"--experimental-initial-corrupt-check", "corruption checks (issue #30)"},
-        {"--experimental-corrupt-check-time=1m", "corruption checks (issue #30)"},
         {"--enable-v2", "etcd's v2 API"}, {"--proxy=on", "etcd's v2 proxy"}, {"--discovery=https://d/x", "discovery"},
         {"--force-new-cluster", "--force-new-cluster"}};
     for (String[] c : on) {
@@ -145,6 +143,14 @@ class FlagsTest {
           e.getMessage());
       assertFalse(e.report().strip().contains("\n"), "one line: " + e.report());
     }
+  }
+
+  @Test
+  void corruptionCheckFlagsAreTaken() {
+    assertEquals(ServerConfig.CorruptCheck.OFF, ServerConfig.fromFlags(parsed(Map.of()).values()).corruptCheck());
+    ServerConfig c = ServerConfig.fromFlags(parsed(Map.of("ETCD_EXPERIMENTAL_CORRUPT_CHECK_TIME", "1m30s"),
+        "--experimental-initial-corrupt-check").values());
+    assertEquals(new ServerConfig.CorruptCheck(true, java.time.Duration.ofSeconds(90)), c.corruptCheck());
   }
 
   @Test

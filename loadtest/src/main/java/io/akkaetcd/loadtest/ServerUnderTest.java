@@ -32,6 +32,7 @@ final class ServerUnderTest implements AutoCloseable {
   final String endpoint;
   private final List<String> command;
   private final Path dataDir;
+  private final String peerUrl;
   private final Path log;
   private Process process;
 
@@ -48,6 +49,7 @@ final class ServerUnderTest implements AutoCloseable {
     this.endpoint = "127.0.0.1:" + freePort();
     String base = kind.name().toLowerCase() + (name.equals("default") ? "" : "-" + name);
     this.dataDir = workDir.resolve(base + ".data");
+    this.peerUrl = peerUrl;
     this.log = workDir.resolve(base + ".log");
     command = new ArrayList<>(List.of(executable));
     command.addAll(memberFlags(name, dataDir, endpoint, peerUrl, initialCluster != null ? initialCluster : name + "=" + peerUrl));
@@ -78,6 +80,12 @@ final class ServerUnderTest implements AutoCloseable {
       members.add(new ServerUnderTest(kind, executable, workDir, "m" + (i + 1), peerUrls.get(i), initial, extraFlags));
     }
     return members;
+  }
+
+  /** The data dir and etcdctl's restore flags that make a snapshot this member's data. */
+  List<String> restoreFlags() {
+    return List.of("--data-dir", dataDir.toString(), "--name", "default", "--initial-cluster", "default=" + peerUrl,
+        "--initial-advertise-peer-urls", peerUrl);
   }
 
   String name() {
