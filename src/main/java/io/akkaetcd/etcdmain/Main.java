@@ -41,6 +41,8 @@ public final class Main {
       return;
     }
     ensureAsyncPool();
+    // Before anything reads config or starts an ActorSystem: both use the context class loader.
+    Thread.currentThread().setContextClassLoader(new AkkaManifestsOnly(Main.class.getClassLoader()));
     ServerConfig config;
     try {
       Flags.Parsed flags = Flags.parseAll(args, System.getenv());
