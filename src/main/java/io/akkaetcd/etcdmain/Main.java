@@ -44,7 +44,7 @@ public final class Main {
     ensureAsyncPool();
     // Before anything reads config or starts an ActorSystem: both use the context class loader.
     Thread.currentThread().setContextClassLoader(new AkkaManifestsOnly(Main.class.getClassLoader()));
-    // Parsing every reference.conf is a tenth of a start: done while the flags and logging are set up.
+    // Parsing every reference.conf (about 6 % of a start, docs/deploy.md): while flags and logging are set up.
     CompletableFuture<Config> settings = inBackground("akka-etcd-config", Main::launcherConfig);
     ServerConfig config;
     try {
