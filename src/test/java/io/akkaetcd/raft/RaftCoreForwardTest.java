@@ -75,13 +75,16 @@ class RaftCoreForwardTest {
 
   @Test
   void theLeaderAppendsAJoinedForwardAsOneBatch() {
+    MemoryStorage storage = new MemoryStorage();
     RaftCore leader = new RaftCore(new RaftConfig(1, List.of(1L, 2L, 3L), List.of(), 10, 1, 0, 256, 1 << 20,
-        true, true, new SplittableRandom(1)), new MemoryStorage());
+        true, true, new SplittableRandom(1)), storage);
     leader.campaign();
     leader.step(Message.of(MessageType.REQUEST_PRE_VOTE_RESPONSE).from(2).to(1).term(1).build());
     leader.step(Message.of(MessageType.REQUEST_VOTE_RESPONSE).from(2).to(1).term(1).build());
     assertEquals(StateRole.LEADER, leader.role());
-    leader.advance(leader.ready()); // its no-op at index 1
+    Ready first = leader.ready();
+    storage.append(first.entries()); // its no-op at index 1, durable as the driver makes it
+    leader.advance(first);
     RaftCore follower = follower(2);
     follower.propose(List.of(b("a")));
     follower.propose(List.of(b("b")));
