@@ -15,6 +15,14 @@ public record Message(MessageType type, long from, long to, long term, long logT
     context = context == null ? ByteString.EMPTY : context;
   }
 
+  /**
+   * A proposal or read index on its way to the leader: it promises nothing about this member's
+   * log, so it need not wait for this member's journal write (only acknowledgements and votes do).
+   */
+  public boolean isForward() {
+    return type == MessageType.PROPOSE || type == MessageType.READ_INDEX;
+  }
+
   static Builder of(MessageType type) {
     return new Builder(type);
   }

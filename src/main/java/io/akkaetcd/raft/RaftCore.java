@@ -60,6 +60,8 @@ public final class RaftCore {
 
   /** True while {@link #propose} or {@link #readIndex} steps: only those throw when dropped. */
   private boolean localRequest;
+  /** The term in which the newest MsgProp was forwarded: a join never crosses a leader change. */
+  private long forwardTerm;
 
   private SoftState prevSoft;
   private HardState prevHard;
@@ -799,7 +801,7 @@ public final class RaftCore {
           drop(m, "no leader");
         } else {
           // Keeps the original sender (as etcd): a chain of forwards answers the one who asked.
-          send(Message.of(MessageType.PROPOSE).from(m.from()).to(leader).entries(m.entries()).build());
+          forwardProposal(m.from() != 0 ? m.from() : id, m.entries());
         }
       }
       case READ_INDEX -> {
@@ -823,6 +825,39 @@ public final class RaftCore {
       }
       default -> { }
     }
+  }
+
+  /**
+   * Sends the leader {@code entries} proposed at {@code origin}, joined to a forward from the same
+   * origin to the same leader that no Ready has handed out yet: proposals gathered between two
+   * Readys travel as one MsgProp (one peer message, one append on the leader), in their order.
+   * A configuration change travels alone: the leader drops a whole MsgProp it cannot take.
+   */
+  private void forwardProposal(long origin, List<Entry> entries) {
+    for (int i = msgs.size() - 1; i >= msgsInReady && !hasConfChange(entries); i--) {
+      Message old = msgs.get(i);
+      if (old.type() == MessageType.PROPOSE && old.from() == origin) {
+        if (old.to() == leader && term == forwardTerm && !hasConfChange(old.entries())) {
+          List<Entry> joined = new ArrayList<>(old.entries().size() + entries.size());
+          joined.addAll(old.entries());
+          joined.addAll(entries);
+          msgs.set(i, Message.of(MessageType.PROPOSE).from(origin).to(leader).entries(joined).build());
+          return;
+        }
+        break; // the latest forward from origin cannot take them: joining an older one reorders
+      }
+    }
+    forwardTerm = term;
+    send(Message.of(MessageType.PROPOSE).from(origin).to(leader).entries(entries).build());
+  }
+
+  private static boolean hasConfChange(List<Entry> entries) {
+    for (Entry e : entries) {
+      if (e.type() == EntryType.CONF_CHANGE) {
+        return true;
+      }
+    }
+    return false;
   }
 
   private void handleAppend(Message m) {

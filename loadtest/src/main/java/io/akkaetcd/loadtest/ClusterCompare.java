@@ -19,7 +19,8 @@ import java.util.concurrent.TimeUnit;
  * The comparison for clusters ({@code loadtest/compare --members 3}): a real etcd cluster and an
  * akka-etcd cluster of the same size on loopback, both up for the whole run, each workload on both
  * in turn (alternating order, medians). Clients spread their connections over every member, as
- * etcd's benchmark does with several endpoints; server CPU is the sum over the members. Then leader
+ * etcd's benchmark does with several endpoints (and, for comparison, all on the leader; one client
+ * through a follower); server CPU is the sum over the members. Then leader
  * failover: kill -9 of the leader, and the time until a write succeeds on a survivor.
  */
 final class ClusterCompare {
@@ -28,8 +29,11 @@ final class ClusterCompare {
   static void run(String etcd, String akka, Path work, int size, int rounds, String only) throws Exception {
     Files.createDirectories(work.resolve("cluster"));
     List<Compare.Workload> suite = List.of(
-        new Compare.Workload("put, 64 clients", "put --clients 64 --conns 8 --key-space-size 100000 --total 30000"),
+        new Compare.Workload("put, 64 clients on all members", "put --clients 64 --conns 8 --key-space-size 100000 --total 30000"),
+        new Compare.Workload("put, 64 clients on the leader",
+            "put --target leader --clients 64 --conns 8 --key-space-size 100000 --total 30000"),
         new Compare.Workload("put, 1 client", "put --clients 1 --total 1000"),
+        new Compare.Workload("put, 1 client through a follower", "put --target follower --clients 1 --total 1000"),
         new Compare.Workload("range l, 64 clients", "range bench-range --consistency l --clients 64 --conns 8 --total 30000"),
         new Compare.Workload("range s, 64 clients", "range bench-range --consistency s --clients 64 --conns 8 --total 30000"))
         .stream().filter(w -> w.label().startsWith(only)).toList();
@@ -91,10 +95,16 @@ final class ClusterCompare {
 
   private static List<Report> run(List<ServerUnderTest> members, String args) throws InterruptedException {
     Options o = new Options(args.split(" "));
-    // A single connection goes to the leader (the figure etcd's docs quote for one client);
-    // more are spread over every member.
+    // --target leader|follower|all: a single connection goes to the leader unless told (the figure
+    // etcd's docs quote for one client); more are spread over every member, as clients spread them.
     int conns = o.integer("conns", 1);
-    List<ManagedChannel> ch = Rpc.channels(conns == 1 ? List.of(leader(members).endpoint) : endpoints(members), conns);
+    String target = o.string("target", conns == 1 ? "leader" : "all");
+    List<ManagedChannel> ch = Rpc.channels(switch (target) {
+      case "leader" -> List.of(leader(members).endpoint);
+      case "follower" -> List.of(follower(members).endpoint);
+      case "all" -> endpoints(members);
+      default -> throw new IllegalArgumentException("--target must be leader, follower or all: " + target);
+    }, conns);
     try {
       return Benchmark.run(o, ch);
     } finally {
@@ -138,6 +148,13 @@ final class ClusterCompare {
       Thread.sleep(20); // polling for a leader, bounded by the deadline
     }
     throw new IllegalStateException("no leader within 30 s");
+  }
+
+  /** A live member that is not the leader. */
+  private static ServerUnderTest follower(List<ServerUnderTest> members) throws InterruptedException {
+    ServerUnderTest leader = leader(members);
+    return members.stream().filter(m -> m != leader && m.alive()).findFirst()
+        .orElseThrow(() -> new IllegalStateException("no live follower"));
   }
 
   /**

@@ -493,9 +493,13 @@ public final class RaftMember
     // write, and what it sends is not an answer anyone relies on for safety. Everyone else sends
     // only once the Ready is durable: a vote or an append acknowledged to a peer must survive a
     // crash (Raft §5.1, "before responding to RPCs").
+    // A forwarded proposal or read index is no acknowledgement either: a follower sends it at
+    // once, so a client's write does not wait for the follower's own fsync before the leader sees it.
     boolean sendFirst = core.role() == StateRole.LEADER;
-    if (sendFirst) {
-      rd.messages().forEach(send);
+    for (Message m : rd.messages()) {
+      if (sendFirst || m.isForward()) {
+        send.accept(m);
+      }
     }
     if (JournalCodec.mustPersist(rd, persistedHard) || recoveredRestart != null) {
       if (rd.hardState() != null) {
@@ -527,7 +531,11 @@ public final class RaftMember
   /** Everything a Ready asks for after its entries are durable, then advance (etcd raft's order). */
   private void afterPersist(Log log, Ready rd, boolean sent) {
     if (!sent) {
-      rd.messages().forEach(send);
+      for (Message m : rd.messages()) {
+        if (!m.isForward()) {
+          send.accept(m);
+        }
+      }
     }
     if (!rd.committedEntries().isEmpty()) {
       // The core's configuration follows a change as soon as it is committed; the applier then

@@ -12,8 +12,9 @@ import io.akkaetcd.raft.storage.JournalCodec;
 public final class PeerCodec {
   private PeerCodec() {}
 
-  public static RaftMessage toWire(Message m) {
-    RaftMessage.Builder b = RaftMessage.newBuilder()
+  /** The wire form stamped with {@code clusterId}, built once (no copy through a second builder). */
+  public static RaftMessage toWire(Message m, long clusterId) {
+    RaftMessage.Builder b = RaftMessage.newBuilder().setClusterId(clusterId)
         .setType(io.akkaetcd.proto.raftpb.MessageType.valueOf(m.type().name()))
         .setFrom(m.from()).setTo(m.to()).setTerm(m.term()).setLogTerm(m.logTerm()).setIndex(m.index())
         .setCommit(m.commit()).setReject(m.reject()).setRejectHint(m.rejectHint()).setContext(m.context());

@@ -74,7 +74,7 @@ public final class PeerTransport {
   public void send(Message m) {
     ActorRef peer = peers.get(m.to());
     if (peer != null && !closed && !gate.blocked(m.to())) {
-      peer.tell(PeerCodec.toWire(m).toBuilder().setClusterId(clusterId).build(), ActorRef.noSender());
+      peer.tell(PeerCodec.toWire(m, clusterId), ActorRef.noSender());
     }
   }
 
