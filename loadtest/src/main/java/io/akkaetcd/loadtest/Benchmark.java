@@ -22,6 +22,7 @@ public final class Benchmark {
       "  watch-latency            the same on one key with --put-rate puts/s (default 100): delivery latency",
       "  watch-get                serializable gets while watchers watch the key a writer changes",
       "  lease-keepalive          keep-alives over --leases leases (default 1000), one stream per client",
+      "  gateway-put              puts through the JSON gateway (POST /v3/kv/put), --conns HTTP/1.1 clients",
       "  lock                     Lock+Unlock cycles (v3lockpb), each client with its own lease, on",
       "                           --names names (default: one per client)",
       "",
@@ -63,6 +64,7 @@ public final class Benchmark {
       case "watch-latency" -> WatchLoad.watch(o, ch, "watch-latency", 1, 100);
       case "watch-get" -> WatchLoad.watchGet(o, ch, clients, total);
       case "lease-keepalive" -> LeaseLoad.keepAlive(o, ch, clients, total, rate);
+      case "gateway-put" -> List.of(GatewayLoad.put(o, ch, clients, total, rate));
       case "lock" -> LockLoad.lock(o, ch, clients, total, rate);
       default -> throw new IllegalArgumentException("unknown command " + command + "\n" + USAGE);
     };
