@@ -23,6 +23,7 @@ public final class Benchmark {
       "  watch-get                serializable gets while watchers watch the key a writer changes",
       "  lease-keepalive          keep-alives over --leases leases (default 1000), one stream per client",
       "  gateway-put              puts through the JSON gateway (POST /v3/kv/put), --conns HTTP/1.1 clients",
+      "  gateway-watch-latency    a chunked POST /v3/watch; --put-total puts over gRPC at --put-rate: p99 put->event",
       "  lock                     Lock+Unlock cycles (v3lockpb), each client with its own lease, on",
       "                           --names names (default: one per client)",
       "",
@@ -65,6 +66,7 @@ public final class Benchmark {
       case "watch-get" -> WatchLoad.watchGet(o, ch, clients, total);
       case "lease-keepalive" -> LeaseLoad.keepAlive(o, ch, clients, total, rate);
       case "gateway-put" -> List.of(GatewayLoad.put(o, ch, clients, total, rate));
+      case "gateway-watch-latency" -> List.of(GatewayLoad.watchLatency(o, ch));
       case "lock" -> LockLoad.lock(o, ch, clients, total, rate);
       default -> throw new IllegalArgumentException("unknown command " + command + "\n" + USAGE);
     };

@@ -53,6 +53,7 @@ public final class Compare {
         new Workload("txn-mixed, 64 clients", "txn-mixed --clients 64 --conns 8 --key-space-size 10000 --total " + n),
         new Workload("lease-keepalive, 64 clients, 1000 leases", "lease-keepalive --clients 64 --conns 8 --leases 1000 --total " + n),
         new Workload("gateway put, 64 clients, 64 HTTP/1.1 conns", "gateway-put --clients 64 --conns 8 --key-space-size 100000 --total " + n / 2),
+        new Workload("gateway watch-latency, 1 chunked watcher", "gateway-watch-latency --put-rate 100 --put-total " + (full ? 1000 : 300)),
         new Workload("lock+unlock, 64 clients over 64 names", "lock --clients 64 --conns 8 --names 64 --total " + n),
         new Workload("watch-latency, 10 streams x 100 watchers", "watch-latency --streams 10 --watchers-per-stream 100 --conns 2 --put-rate 100 --put-total " + (full ? 1000 : 300)));
   }
