@@ -130,6 +130,8 @@ final class EtcdFlags {
     on("auth-token", "simple", FlagType.STRING, "Auth token kind and options ('simple' or 'jwt,...').");
     on("bcrypt-cost", "10", FlagType.UINT, "bcrypt cost of stored passwords (4 to 31).");
     on("auth-token-ttl", "300", FlagType.UINT, "Seconds a simple token lives.");
+    on("experimental-strict-auth-matrix", "false", FlagType.BOOL,
+        "akka-etcd's: etcd 3.5.28's stricter auth (Compact, Alarm, Status, MemberList need root; leases a user).");
   }
 
   private void monitoring() {

@@ -66,9 +66,9 @@ public record ServerConfig(
     }
   }
 
-  /** --auth-token as given, --bcrypt-cost, --auth-token-ttl. */
-  public record AuthSettings(String token, int bcryptCost, Duration tokenTtl) {
-    public static final AuthSettings DEFAULT = new AuthSettings("simple", 10, Duration.ofSeconds(300));
+  /** --auth-token as given, --bcrypt-cost, --auth-token-ttl, --experimental-strict-auth-matrix. */
+  public record AuthSettings(String token, int bcryptCost, Duration tokenTtl, boolean strictMatrix) {
+    public static final AuthSettings DEFAULT = new AuthSettings("simple", 10, Duration.ofSeconds(300), false);
   }
 
   /** etcd's default backend quota when --quota-backend-bytes is 0 (2 GiB). */
@@ -123,7 +123,8 @@ public record ServerConfig(
         TlsInfo.peer(v),
         new AuthSettings(v.getOrDefault("auth-token", "simple"),
             (int) Math.min(Integer.MAX_VALUE, nonNegativeLong(v, "bcrypt-cost")),
-            Duration.ofSeconds(nonNegativeLong(v, "auth-token-ttl"))),
+            Duration.ofSeconds(nonNegativeLong(v, "auth-token-ttl")),
+            "true".equals(v.get("experimental-strict-auth-matrix"))),
         MetricsSettings.fromFlags(v));
     if (c.leaseCheckpointPersist && !c.leaseCheckpoint) {
       throw new FlagException("setting experimental-enable-lease-checkpoint-persist requires "
