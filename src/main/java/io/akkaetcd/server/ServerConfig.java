@@ -134,6 +134,7 @@ public record ServerConfig(
     if (!c.initialCluster.containsKey(c.name)) {
       throw new FlagException("couldn't find local name \"" + c.name + "\" in the initial cluster configuration");
     }
+    c.checkOnePeerScheme();
     return c;
   }
 
@@ -153,6 +154,21 @@ public record ServerConfig(
       }
     }
     return CompactionPolicy.periodic(GoDuration.parseHoursOrDuration(r));
+  }
+
+  /**
+   * etcd 3.4 lets http:// and https:// peer URLs mix (each listener has its URL's scheme and every
+   * member dials with its peer certificate); a member here has one Artery transport, TCP or TLS,
+   * which cannot reach the other kind, so a mixed --initial-cluster would never form: refused.
+   */
+  private void checkOnePeerScheme() {
+    java.util.Set<String> schemes = new java.util.TreeSet<>();
+    initialCluster.values().forEach(urls -> urls.forEach(u -> schemes.add(u.getScheme())));
+    if (schemes.size() > 1) {
+      throw new FlagException("akka-etcd: peer URLs mix " + String.join(" and ", schemes.stream().map(x -> x + "://")
+          .toList()) + " in --initial-cluster; one member speaks one peer transport, so every"
+          + " peer URL must be http:// or every one https://");
+    }
   }
 
   /** This configuration without client listeners: an embedded member served by its in-process client only. */
