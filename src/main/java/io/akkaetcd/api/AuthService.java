@@ -41,6 +41,11 @@ public final class AuthService implements Auth {
     return propose(InternalRaftRequest.newBuilder().setAuthDisable(in));
   }
 
+  /** Whether auth is on at this member. */
+  public boolean enabled() {
+    return auth.state().enabled();
+  }
+
   /** etcd 3.5's AuthStatus (3.4 has none): this member's view, no permission needed. */
   @Override
   public CompletionStage<AuthStatusResponse> authStatus(AuthStatusRequest in) {

@@ -33,17 +33,17 @@ public record ClientServices(Pipeline pipeline, KvService kv, LeaseService lease
    * The services of {@code member} behind a pipeline with {@code plugins} (auth, metrics), and
    * the member's etcd {@code metrics}: the pipeline feeds their grpc_server_* besides any plugged
    * observer.
-   * Auth's stages are the member's token check and permission checks unless {@code plugins}
-   * brings its own.
+   * Auth's stages are the member's token check and permission checks, as {@code policy} says,
+   * unless {@code plugins} brings its own.
    */
   public static ClientServices create(EtcdMember member, KvApplier kv, Lessor lessor, LeaseForwarding leases,
       WatchHub hub, ActorSystem<?> system, Duration watchProgressInterval, Plugins plugins, AuthApplier auth,
-      Passwords passwords, EtcdMetrics metrics) {
+      Passwords passwords, EtcdMetrics metrics, AuthPolicy policy) {
     if (plugins.authenticator() == Authenticator.ALLOW_ALL) {
-      plugins = plugins.withAuthenticator(new TokenAuthenticator(auth));
+      plugins = plugins.withAuthenticator(new TokenAuthenticator(auth, policy.certificateUsers()));
     }
     if (plugins.authorizer() == Authorizer.ALLOW_ALL) {
-      plugins = plugins.withAuthorizer(new RequestAuthorizer(auth));
+      plugins = plugins.withAuthorizer(new RequestAuthorizer(auth, policy.strictMatrix(), lessor));
     }
     CallObserver grpcMetrics = EtcdMetrics.COUNTING ? new GrpcMetricsObserver(metrics.grpc()) : CallObserver.NONE;
     CallObserver observer = plugins.observer() == CallObserver.NONE ? grpcMetrics

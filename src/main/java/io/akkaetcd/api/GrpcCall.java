@@ -5,6 +5,7 @@ import akka.http.javadsl.model.HttpHeader;
 import akka.http.javadsl.model.HttpRequest;
 import io.akkaetcd.api.pipeline.Call;
 import io.akkaetcd.api.pipeline.Transport;
+import io.akkaetcd.tls.CertIdentity;
 import java.net.InetSocketAddress;
 
 /**
@@ -27,6 +28,18 @@ public final class GrpcCall extends Call {
   @Override
   public InetSocketAddress peer() {
     return peer(request);
+  }
+
+  /** The verified leaf's CN, from the session Akka HTTP attaches ({@code ssl-session-attribute}). */
+  @Override
+  public String certificateUser() {
+    return certificateUser(request);
+  }
+
+  /** The CN of the client certificate verified on the request's connection, or null. */
+  public static String certificateUser(HttpRequest request) {
+    return request.getAttribute(AttributeKeys.sslSession)
+        .flatMap(info -> CertIdentity.user(info.getSession())).orElse(null);
   }
 
   /** The address a request came from, if Akka HTTP added it ({@code remote-address-attribute}). */

@@ -7,8 +7,11 @@ import io.akkaetcd.apply.AuthApplier;
 import io.akkaetcd.apply.KvApplier;
 import io.akkaetcd.auth.AuthState;
 import io.akkaetcd.auth.RequestChecks;
+import io.akkaetcd.lease.Lessor;
+import io.akkaetcd.proto.etcdserverpb.LeaseTimeToLiveRequest;
 import io.akkaetcd.proto.etcdserverpb.RangeRequest;
 import io.akkaetcd.proto.etcdserverpb.TxnRequest;
+import java.util.List;
 import java.util.Set;
 
 /**
@@ -17,6 +20,10 @@ import java.util.Set;
  * authMaintenanceServer and checkMembershipOperationPermission). Writes and the Auth RPCs are
  * checked when their entry is applied ({@link AuthApplier}); a watch when it is created
  * ({@link WatchService}).
+ *
+ * <p>With the strict matrix (etcd 3.5.28's fixes, behind akka-etcd's
+ * {@code --experimental-strict-auth-matrix}) Compact, Alarm, Status, MoveLeader and MemberList
+ * need root too, every lease RPC needs a user, and TimeToLive READ on the lease's keys.
  */
 final class RequestAuthorizer implements Authorizer {
   /** The RPCs only root may make while auth is on (etcd 3.4). */
@@ -26,10 +33,22 @@ final class RequestAuthorizer implements Authorizer {
       Methods.of("etcdserverpb.Cluster", "MemberAdd"), Methods.of("etcdserverpb.Cluster", "MemberRemove"),
       Methods.of("etcdserverpb.Cluster", "MemberUpdate"), Methods.of("etcdserverpb.Cluster", "MemberPromote"));
 
-  private final AuthApplier auth;
+  /** The RPCs etcd 3.5.28 also keeps to root, unchecked in 3.4. */
+  static final Set<String> STRICT_ROOT_ONLY = Set.of(Methods.COMPACT, Methods.STATUS, Methods.MEMBER_LIST,
+      Methods.of("etcdserverpb.Maintenance", "Alarm"), Methods.of("etcdserverpb.Maintenance", "MoveLeader"));
 
-  RequestAuthorizer(AuthApplier auth) {
+  /** The lease RPCs that need a user under the strict matrix (unchecked in 3.4 but LeaseRevoke's keys). */
+  static final Set<String> STRICT_USER = Set.of(Methods.LEASE_GRANT, Methods.LEASE_REVOKE,
+      Methods.LEASE_KEEP_ALIVE, Methods.LEASE_TIME_TO_LIVE, Methods.LEASE_LEASES);
+
+  private final AuthApplier auth;
+  private final boolean strict;
+  private final Lessor lessor;
+
+  RequestAuthorizer(AuthApplier auth, boolean strict, Lessor lessor) {
     this.auth = auth;
+    this.strict = strict;
+    this.lessor = lessor;
   }
 
   @Override
@@ -44,6 +63,20 @@ final class RequestAuthorizer implements Authorizer {
       RequestChecks.txn(state, call.authInfo(), t);
     } else if (ROOT_ONLY.contains(call.method())) {
       state.checkAdmin(call.authInfo());
+    } else if (strict) {
+      authorizeStrict(state, call, request);
+    }
+  }
+
+  private void authorizeStrict(AuthState state, Call call, Object request) {
+    if (STRICT_ROOT_ONLY.contains(call.method())) {
+      state.checkAdmin(call.authInfo());
+    } else if (STRICT_USER.contains(call.method())) {
+      state.checkUser(call.authInfo());
+      if (request instanceof LeaseTimeToLiveRequest ttl) {
+        RequestChecks.leaseRead(state, call.authInfo(),
+            lessor.get(ttl.getID()).map(lease -> List.copyOf(lease.keys())).orElse(List.of()));
+      }
     }
   }
 }

@@ -9,16 +9,20 @@ import io.akkaetcd.errors.EtcdError;
 
 /**
  * etcd's AuthInfoFromCtx: the token of metadata {@code token} (or {@code authorization}, as the
- * gateway sends it) names the caller; without one an in-process call acts as its client's user,
- * any other call is anonymous; a token this member does
- * not know (never assigned here, expired, dropped) is "invalid auth token". While auth is off
- * tokens are ignored (etcd 3.4.29 and 3.5; 3.4.23 refused a stale one).
+ * gateway sends it) names the caller; a token this member does not know (never assigned here,
+ * expired, dropped) is "invalid auth token". Without a token, an in-process call acts as its
+ * client's user; with {@code --client-cert-auth}, a gRPC call acts as its verified client
+ * certificate's CN at the store's revision (etcd's AuthInfoFromTLS: the CN need not be a user,
+ * the check then denies); any other call is anonymous. While auth is off tokens are ignored
+ * (etcd 3.4.29 and 3.5; 3.4.23 refused a stale one).
  */
 final class TokenAuthenticator implements Authenticator {
   private final AuthApplier auth;
+  private final boolean certificateUsers;
 
-  TokenAuthenticator(AuthApplier auth) {
+  TokenAuthenticator(AuthApplier auth, boolean certificateUsers) {
     this.auth = auth;
+    this.certificateUsers = certificateUsers;
   }
 
   @Override
@@ -31,10 +35,14 @@ final class TokenAuthenticator implements Authenticator {
     if (token == null) {
       token = call.metadata("authorization");
     }
-    if (token == null) {
-      // the in-process client's user, at the store's revision (as etcd's CN users)
-      return call.inProcessUser() == null ? null : new AuthInfo(call.inProcessUser(), state.revision());
+    if (token != null) {
+      return auth.tokens().info(token, state.revision()).orElseThrow(EtcdError.INVALID_AUTH_TOKEN::exception);
     }
-    return auth.tokens().info(token, state.revision()).orElseThrow(EtcdError.INVALID_AUTH_TOKEN::exception);
+    // the in-process client's user, or the certificate's CN, at the store's revision
+    String user = call.inProcessUser();
+    if (user == null && certificateUsers) {
+      user = call.certificateUser();
+    }
+    return user == null ? null : new AuthInfo(user, state.revision());
   }
 }

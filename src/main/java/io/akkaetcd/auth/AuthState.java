@@ -304,14 +304,34 @@ public final class AuthState {
     if (!enabled) {
       return;
     }
+    checkCredential(who);
+    if (!isRangePermitted(who.username(), key, rangeEnd, type)) {
+      throw EtcdError.PERMISSION_DENIED.exception();
+    }
+  }
+
+  /**
+   * A user is required (etcd 3.5.28's lease RPCs): isOpPermitted's order without the range test,
+   * so no credential is "user name is empty", an old one "revision of auth store is old", an
+   * unknown user "permission denied".
+   */
+  public void checkUser(AuthInfo who) {
+    if (!enabled) {
+      return;
+    }
+    checkCredential(who);
+    if (!users.containsKey(who.username())) {
+      throw EtcdError.PERMISSION_DENIED.exception();
+    }
+  }
+
+  /** No credential (revision 0) is "user name is empty"; one older than the store is "old". */
+  private void checkCredential(AuthInfo who) {
     if (who == null || who.revision() == 0) {
       throw EtcdError.USER_EMPTY.exception();
     }
     if (who.revision() < revision) {
       throw EtcdError.AUTH_OLD_REVISION.exception();
-    }
-    if (!isRangePermitted(who.username(), key, rangeEnd, type)) {
-      throw EtcdError.PERMISSION_DENIED.exception();
     }
   }
 

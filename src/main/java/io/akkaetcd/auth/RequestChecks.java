@@ -98,6 +98,13 @@ public final class RequestChecks {
     writeAll(s, who, leaseKeys);
   }
 
+  /** LeaseTimeToLive (etcd 3.4.26+, 3.5.9+): READ on every key attached to the lease. */
+  public static void leaseRead(AuthState s, AuthInfo who, Collection<ByteString> leaseKeys) {
+    for (ByteString key : leaseKeys) {
+      s.checkPermitted(who, key, NONE, PermType.READ);
+    }
+  }
+
   private static void writeAll(AuthState s, AuthInfo who, Collection<ByteString> keys) {
     for (ByteString key : keys) {
       s.checkPermitted(who, key, NONE, PermType.WRITE);

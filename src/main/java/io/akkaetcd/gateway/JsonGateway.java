@@ -15,11 +15,13 @@ import akka.stream.javadsl.Source;
 import akka.util.ByteString;
 import com.google.protobuf.InvalidProtocolBufferException;
 import com.google.protobuf.Message;
+import io.akkaetcd.api.GrpcCall;
 import io.akkaetcd.api.PipelineMethod;
 import io.akkaetcd.metrics.EtcdMetrics;
 import io.grpc.Status;
 import java.util.Map;
 import java.util.Set;
+import java.util.function.BooleanSupplier;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 
@@ -39,12 +41,16 @@ public final class JsonGateway implements Function<HttpRequest, CompletionStage<
    * ends after answering every request.
    */
   private static final Set<String> HELD_OPEN = Set.of("/etcdserverpb.Watch/Watch");
+  /** etcd's accessController answer (embed/serve.go) to a CN certificate on the gateway. */
+  static final String COMMON_NAME_IGNORED =
+      "CommonName of client sending a request against gateway will be ignored and not used as expected\n";
   private static final long BODY_TIMEOUT_MILLIS = 60_000;
   private static final RawHeader GRPC_CONTENT_TYPE = RawHeader.create("Grpc-Metadata-Content-Type", "application/grpc");
 
   private final Map<String, PipelineMethod> methods;
   private final int maxBodyBytes;
   private final Materializer materializer;
+  private final BooleanSupplier certificateUsers;
   /** The member's metrics, fed as etcd's gRPC server counts the gateway's calls; null: none. */
   private final EtcdMetrics metrics;
 
@@ -66,6 +72,17 @@ public final class JsonGateway implements Function<HttpRequest, CompletionStage<
    */
   public JsonGateway(Map<String, PipelineMethod> methods, int maxRequestBytes, EtcdMetrics metrics,
       Materializer materializer) {
+    this(methods, maxRequestBytes, metrics, () -> false, materializer);
+  }
+
+  /**
+   * As above; while {@code certificateUsers} holds ({@code --client-cert-auth} with auth on), a
+   * request whose verified client certificate has a CN is refused, as etcd's access controller
+   * does: the gateway's calls never act as the CN.
+   */
+  public JsonGateway(Map<String, PipelineMethod> methods, int maxRequestBytes, EtcdMetrics metrics,
+      BooleanSupplier certificateUsers, Materializer materializer) {
+    this.certificateUsers = certificateUsers;
     this.metrics = metrics;
     this.methods = Map.copyOf(methods);
     this.maxBodyBytes = (int) Math.min(Integer.MAX_VALUE, 2L * maxRequestBytes + (1 << 20));
@@ -80,6 +97,9 @@ public final class JsonGateway implements Function<HttpRequest, CompletionStage<
   @Override
   public CompletionStage<HttpResponse> apply(HttpRequest req) {
     String name = GatewayPaths.METHODS.get(GatewayPaths.canonical(req.getUri().path()));
+    if (certificateUsers.getAsBoolean() && GrpcCall.certificateUser(req) != null) {
+      return plain(req, 400, COMMON_NAME_IGNORED);
+    }
     if (name == null) {
       return plain(req, 404, "Not Found\n");
     }

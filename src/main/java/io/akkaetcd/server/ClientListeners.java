@@ -42,8 +42,9 @@ final class ClientListeners {
       ActorSystem<?> system, ServerSettings settings) {
     var grpc = GrpcServices.handlers(shared, config.maxRequestBytes(), system);
     Materializer mat = Materializer.matFromSystem(system);
+    boolean certAuth = config.clientTls().clientCertAuth();
     JsonGateway gateway = new JsonGateway(GrpcServices.pipelineMethods(grpc), config.maxRequestBytes(),
-        shared.metrics(), mat);
+        shared.metrics(), () -> certAuth && shared.auth().enabled(), mat);
     ClientRouter router = new ClientRouter(grpc, member, shared.metrics(),
         config.grpcGateway() ? new ClientRouter.Mount(JsonGateway::serves, gateway) : null,
         CorsOrigins.parse(config.cors()), mat);

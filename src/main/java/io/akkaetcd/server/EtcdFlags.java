@@ -187,7 +187,7 @@ final class EtcdFlags {
         "akka-etcd has no per-package levels; use --log-level");
   }
 
-  /** Flags etcd 3.4.23 accepts without listing them in --help. */
+  /** Flags etcd 3.4.23 accepts without listing them in --help, and akka-etcd's own. */
   private void unlisted() {
     section = "";
     on("config-file", "", FlagType.STRING,
@@ -197,6 +197,9 @@ final class EtcdFlags {
     on("enable-grpc-gateway", "true", FlagType.BOOL, "Serve the JSON gateway under /v3/.");
     on("experimental-enable-lease-checkpoint-persist", "false", FlagType.BOOL,
         "Keep checkpointed lease TTLs across restarts (needs --experimental-enable-lease-checkpoint).");
+    flag("experimental-strict-auth-matrix", "false", FlagType.BOOL,
+        "akka-etcd's own: etcd 3.5.28's stricter auth; Compact, Alarm, Status, MemberList need root, leases a user (docs/auth.md).",
+        FlagSupport.own());
     ignored("unsafe-no-fsync", "false", FlagType.BOOL, "Write without fsync.", TRUE,
         "akka-etcd fsyncs every journal write regardless");
     for (String name : List.of("cluster-active-size", "cluster-remove-delay", "cluster-sync-interval", "config",

@@ -50,6 +50,19 @@ public record FlagSupport(State state, Condition when, String note) {
     return new FlagSupport(State.REFUSED, when, feature);
   }
 
+  /** The note of a flag etcd does not have (akka-etcd's own): etcd would refuse it. */
+  static final String OWN = "akka-etcd's own flag, not etcd's";
+
+  /** A flag of akka-etcd's own (implemented; not in etcd 3.4, whose tests skip it). */
+  public static FlagSupport own() {
+    return new FlagSupport(State.IMPLEMENTED, null, OWN);
+  }
+
+  /** Whether etcd lacks this flag. */
+  public boolean notEtcds() {
+    return OWN.equals(note);
+  }
+
   public static FlagSupport legacy() {
     return new FlagSupport(State.LEGACY, Condition.ALWAYS, "etcd 3.4 ignores it too, with a warning");
   }

@@ -13,6 +13,7 @@ import akka.http.javadsl.settings.ServerSettings;
 import com.typesafe.config.Config;
 import io.akkaetcd.alarm.Alarms;
 import io.akkaetcd.alarm.DiskSpace;
+import io.akkaetcd.api.AuthPolicy;
 import io.akkaetcd.api.ClientServices;
 import io.akkaetcd.api.MemberMetricsGauges;
 import io.akkaetcd.metrics.EtcdMetrics;
@@ -360,7 +361,8 @@ final class MemberBootstrap {
         corruption.join().initialCheck(); // before serving, as etcd's CheckInitialHashKV
       }
       ClientServices services = ClientServices.create(server, kv, lessor, leaseForwarding.join(), hub, system,
-          config.watchProgressNotifyInterval(), plugins, auth, passwords, metrics);
+          config.watchProgressNotifyInterval(), plugins, auth, passwords, metrics,
+          new AuthPolicy(config.clientTls().clientCertAuth(), config.auth().strictMatrix()));
       metrics.readGauges(new MemberMetricsGauges(server, wait::size, inbox::depth, hub::streams));
       server.services = services;
       home.listening(ClientListeners.bind(config, clientTls, server, services, system,

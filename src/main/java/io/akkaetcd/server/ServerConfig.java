@@ -80,9 +80,9 @@ public record ServerConfig(
     }
   }
 
-  /** --auth-token as given, --bcrypt-cost, --auth-token-ttl. */
-  public record AuthSettings(String token, int bcryptCost, Duration tokenTtl) {
-    public static final AuthSettings DEFAULT = new AuthSettings("simple", 10, Duration.ofSeconds(300));
+  /** --auth-token as given, --bcrypt-cost, --auth-token-ttl, --experimental-strict-auth-matrix. */
+  public record AuthSettings(String token, int bcryptCost, Duration tokenTtl, boolean strictMatrix) {
+    public static final AuthSettings DEFAULT = new AuthSettings("simple", 10, Duration.ofSeconds(300), false);
   }
 
   /** etcd's default backend quota when --quota-backend-bytes is 0 (2 GiB). */
@@ -137,7 +137,8 @@ public record ServerConfig(
         TlsInfo.peer(v),
         new AuthSettings(v.getOrDefault("auth-token", "simple"),
             (int) Math.min(Integer.MAX_VALUE, nonNegativeLong(v, "bcrypt-cost")),
-            Duration.ofSeconds(nonNegativeLong(v, "auth-token-ttl"))),
+            Duration.ofSeconds(nonNegativeLong(v, "auth-token-ttl")),
+            "true".equals(v.get("experimental-strict-auth-matrix"))),
         MetricsSettings.fromFlags(v),
         new CorruptCheck("true".equals(v.get("experimental-initial-corrupt-check")),
             GoDuration.parse(v.get("experimental-corrupt-check-time").trim(), "experimental-corrupt-check-time")));
@@ -149,6 +150,7 @@ public record ServerConfig(
     if (!c.initialCluster.containsKey(c.name)) {
       throw new FlagException("couldn't find local name \"" + c.name + "\" in the initial cluster configuration");
     }
+    c.checkOnePeerScheme();
     return c;
   }
 
@@ -168,6 +170,21 @@ public record ServerConfig(
       }
     }
     return CompactionPolicy.periodic(GoDuration.parseHoursOrDuration(r));
+  }
+
+  /**
+   * etcd 3.4 lets http:// and https:// peer URLs mix (each listener has its URL's scheme and every
+   * member dials with its peer certificate); a member here has one Artery transport, TCP or TLS,
+   * which cannot reach the other kind, so a mixed --initial-cluster would never form: refused.
+   */
+  private void checkOnePeerScheme() {
+    java.util.Set<String> schemes = new java.util.TreeSet<>();
+    initialCluster.values().forEach(urls -> urls.forEach(u -> schemes.add(u.getScheme())));
+    if (schemes.size() > 1) {
+      throw new FlagException("akka-etcd: peer URLs mix " + String.join(" and ", schemes.stream().map(x -> x + "://")
+          .toList()) + " in --initial-cluster; one member speaks one peer transport, so every"
+          + " peer URL must be http:// or every one https://");
+    }
   }
 
   /** This configuration without client listeners: an embedded member served by its in-process client only. */

@@ -4,7 +4,11 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.akkaetcd.tls.TestCerts;
+import java.io.ByteArrayInputStream;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.security.cert.CertificateFactory;
+import java.security.cert.X509Certificate;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -87,6 +91,39 @@ class PeerTlsTest {
       ServerProcess.awaitConverged(rest);
     } finally {
       all.forEach(ServerProcess::close);
+    }
+  }
+
+  /**
+   * {@code --peer-auto-tls} alone on {@code https://} peer URLs: each member makes its own
+   * self-signed certificate under {@code <data-dir>/fixtures/peer} (etcd's place and names), the
+   * members dial each other without verifying it (etcd's InsecureSkipVerify for self-signed peer
+   * certificates), the cluster forms and a put reaches every member.
+   */
+  @Test
+  void peerAutoTlsClusterFormsAndReplicates() throws Exception {
+    ServerProcess.Tls tls = new ServerProcess.Tls("http", "https", List.of("--peer-auto-tls"), List.of());
+    List<ServerProcess> members = ServerProcess.cluster(ServerProcess.Kind.AKKA_ETCD, 3, tls, List.of());
+    try {
+      for (ServerProcess m : members) {
+        assertTrue(m.peerUrl().startsWith("https://"), m.peerUrl());
+        Path fixtures = m.dataDir().resolve("fixtures").resolve("peer");
+        assertTrue(Files.isRegularFile(fixtures.resolve("cert.pem")), m.name() + ": no " + fixtures + "/cert.pem");
+        assertTrue(Files.isRegularFile(fixtures.resolve("key.pem")), m.name() + ": no " + fixtures + "/key.pem");
+        X509Certificate cert = (X509Certificate) CertificateFactory.getInstance("X.509")
+            .generateCertificate(new ByteArrayInputStream(Files.readAllBytes(fixtures.resolve("cert.pem"))));
+        assertEquals(cert.getSubjectX500Principal(), cert.getIssuerX500Principal(), m.name() + ": not self-signed");
+      }
+      ServerProcess leader = ServerProcess.leader(members);
+      Etcdctl.Result put = leader.ctl("put", "auto", "tls");
+      assertEquals("OK\n", put.stdout(), put.all());
+      ServerProcess.awaitConverged(members);
+      for (ServerProcess m : members) {
+        Etcdctl.Result get = m.ctl("get", "auto", "--print-value-only", "--consistency=s");
+        assertEquals("tls\n", get.stdout(), m.name() + ": " + get.all());
+      }
+    } finally {
+      members.forEach(ServerProcess::close);
     }
   }
 }

@@ -86,6 +86,19 @@ class FlagsTest {
     return assertThrows(FlagException.class, () -> Flags.parseAll(args, env));
   }
 
+  /** etcd mixes http:// and https:// peer URLs; one Artery transport per member cannot, so it is refused. */
+  @Test
+  void mixedPeerSchemesAreRefused() {
+    FlagException mixed = assertThrows(FlagException.class, () -> config(Map.of(), "--name=a",
+        "--listen-peer-urls=https://127.0.0.1:1", "--initial-advertise-peer-urls=https://127.0.0.1:1",
+        "--initial-cluster=a=https://127.0.0.1:1,b=http://127.0.0.1:2", "--peer-auto-tls"));
+    assertEquals("akka-etcd: peer URLs mix http:// and https:// in --initial-cluster; one member"
+        + " speaks one peer transport, so every peer URL must be http:// or every one https://", mixed.getMessage());
+    config(Map.of(), "--name=a", "--listen-peer-urls=https://127.0.0.1:1",
+        "--initial-advertise-peer-urls=https://127.0.0.1:1", "--initial-cluster=a=https://127.0.0.1:1,b=https://127.0.0.1:2",
+        "--peer-auto-tls");
+  }
+
   @Test
   void booleansTakeGoForms() {
     assertFalse(config(Map.of(), "--strict-reconfig-check=false").strictReconfigCheck());

@@ -69,6 +69,15 @@ public abstract class Call {
   /** The caller's address, or null if the transport does not know it. */
   public abstract InetSocketAddress peer();
 
+  /**
+   * The Common Name of the client certificate the TLS handshake verified, or null: no TLS, no
+   * certificate, or a transport whose certificate is not the caller's (etcd ignores it for the
+   * gateway, whose own certificate dials gRPC).
+   */
+  public String certificateUser() {
+    return null;
+  }
+
   /** {@link System#nanoTime} when the transport made the call: what a metrics hook times from. */
   public long startedNanos() {
     return startedNanos;
