@@ -484,14 +484,16 @@ final class ServerProcess implements AutoCloseable {
   /**
    * Runs an etcdctl membership command until the asked member stops answering "unhealthy cluster"
    * (etcd's strict reconfiguration check: it counts a peer only once it has heard from it for 5 s
-   * without a break, so not just after a start), for up to 30 s; returns the last result.
+   * without a break, so not just after a start) or "no leader" (not applied: an election is under
+   * way), for up to 30 s; returns the last result.
    */
   static Etcdctl.Result reconfigure(String endpoints, String... args) {
     Instant deadline = Instant.now().plus(Duration.ofSeconds(30));
     Etcdctl.Result r;
     do {
       r = Etcdctl.run(endpoints, args);
-    } while (r.stderr().contains("etcdserver: unhealthy cluster") && Instant.now().isBefore(deadline));
+    } while ((r.stderr().contains("etcdserver: unhealthy cluster") || r.stderr().contains("Error: etcdserver: no leader"))
+        && Instant.now().isBefore(deadline));
     return r;
   }
 
