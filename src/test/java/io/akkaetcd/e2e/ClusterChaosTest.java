@@ -96,7 +96,7 @@ class ClusterChaosTest {
   private void pin(int slot, ServerProcess member) {
     // Retries off: an operation is sent once, so its effect is the server's doing alone.
     Client old = registerClients.getAndSet(slot,
-        Client.builder().endpoints(member.clientUrl()).retryMaxAttempts(0).build());
+        client(member.clientUrl()).retryMaxAttempts(0).build());
     if (old != null) {
       oldClients.add(old);
     }
@@ -138,6 +138,20 @@ class ClusterChaosTest {
     members.forEach(m -> m.cutOff(Set.of()));
   }
 
+  /** A jetcd client builder for these endpoints: a mode adds TLS and credentials. */
+  io.etcd.jetcd.ClientBuilder client(String... endpoints) {
+    return Client.builder().endpoints(endpoints);
+  }
+
+  /** Flags etcdctl needs besides the members' TLS ones for membership, restarts and HashKV (e.g. root's). */
+  String[] adminFlags() {
+    return new String[0];
+  }
+
+  /** Checks a mode adds once the members converged and before the history is judged. */
+  void finalChecks(List<ServerProcess> members) {
+  }
+
   /** Faults a mode adds at the end of each cycle, under the same load and checks. */
   void moreFaults(List<ServerProcess> members) {
   }
@@ -168,7 +182,7 @@ class ClusterChaosTest {
         Thread t = new Thread(() -> registerClient(name, slot, random), name);
         workers.add(t);
       }
-      Client writerClient = Client.builder().endpoints(all.split(",")).retryMaxAttempts(0).build();
+      Client writerClient = client(all.split(",")).retryMaxAttempts(0).build();
       clients.add(writerClient);
       workers.add(new Thread(() -> distinctWriter(writerClient.getKVClient()), "writer"));
       workers.forEach(Thread::start);
@@ -183,11 +197,11 @@ class ClusterChaosTest {
         t.join(30_000);
       }
 
-      ServerProcess.awaitConverged(members);
+      ServerProcess.awaitConverged(members, adminFlags());
       long last = 0;
       for (ServerProcess m : members) {
         Set<String> missing = new HashSet<>(acked.keySet());
-        try (Client c = Client.builder().endpoints(m.clientUrl()).build()) {
+        try (Client c = client(m.clientUrl()).build()) {
           GetResponse got = c.getKVClient().get(bytes(WATCHED), GetOption.builder().isPrefix(true)
               .withSerializable(true).build()).get(30, TimeUnit.SECONDS);
           last = Math.max(last, got.getHeader().getRevision());
@@ -201,6 +215,7 @@ class ClusterChaosTest {
         assertTrue(missing.isEmpty(), m.name() + " lacks acknowledged writes " + missing.stream().limit(5).toList());
       }
       checkWatches(last);
+      finalChecks(members);
 
       long ops = history.stream().filter(o -> !o.unknown()).count();
       System.out.println("history: " + history.size() + " register operations (" + ops + " with known outcome; unknown: "
@@ -247,7 +262,7 @@ class ClusterChaosTest {
     System.out.println("new leader " + next.name() + " " + Duration.between(killed, Instant.now()).toMillis()
         + " ms after kill -9 of " + leader.name());
     awaitProgress(20);
-    leader.start();
+    leader.start(adminFlags());
     awaitProgress(20);
     if (openWatches) {
       // on the member just restarted, from 100 revisions back: it replays them from its history
@@ -301,15 +316,15 @@ class ClusterChaosTest {
     String id = out.memberIdHex();
     members.remove(out);
     retired.add(out);
-    Etcdctl.Result removed = ServerProcess.reconfigure(endpoints(members), "member", "remove", id);
+    Etcdctl.Result removed = ServerProcess.reconfigure(endpoints(members), admin("member", "remove", id));
     assertEquals(0, removed.exit(), removed.all());
     assertTrue(out.awaitExit(), out.name() + " still runs after its removal");
     ServerProcess in = replacement("j" + (++joined), out, members, FLAGS);
-    Etcdctl.Result added = ServerProcess.reconfigure(endpoints(members), "member", "add", in.name(),
-        "--peer-urls=" + in.peerUrl());
+    Etcdctl.Result added = ServerProcess.reconfigure(endpoints(members), admin("member", "add", in.name(),
+        "--peer-urls=" + in.peerUrl()));
     assertEquals(0, added.exit(), added.all());
     members.add(in);
-    in.start();
+    in.start(adminFlags());
     for (int i = 0; i < CLIENTS; i++) {
       if (pinnedTo[i] == out) {
         pin(i, in);
@@ -326,7 +341,14 @@ class ClusterChaosTest {
     moreFaults(members);
   }
 
-  private static String endpoints(List<ServerProcess> members) {
+  /** {@code args} after {@link #adminFlags()}. */
+  String[] admin(String... args) {
+    List<String> all = new ArrayList<>(List.of(adminFlags()));
+    all.addAll(List.of(args));
+    return all.toArray(String[]::new);
+  }
+
+  static String endpoints(List<ServerProcess> members) {
     return String.join(",", members.stream().map(ServerProcess::endpoint).toList());
   }
 
@@ -529,7 +551,7 @@ class ClusterChaosTest {
    *
    * <p>Never calls jetcd while holding its own lock: jetcd calls the listener while holding its own.
    */
-  private static final class RecordedWatch {
+  private final class RecordedWatch {
     final String name;
     final long start;
     private final boolean progressNotify;
@@ -553,8 +575,7 @@ class ClusterChaosTest {
     }
 
     private void open(List<ServerProcess> members, long from, int gen) {
-      Client c = Client.builder()
-          .endpoints(members.stream().map(ServerProcess::clientUrl).toArray(String[]::new)).build();
+      Client c = client(members.stream().map(ServerProcess::clientUrl).toArray(String[]::new)).build();
       Watch.Watcher w = c.getWatchClient().watch(bytes(WATCHED),
           WatchOption.builder().isPrefix(true).withRevision(from).withProgressNotify(progressNotify).build(),
           Watch.listener(r -> record(gen, r), e -> broken(gen, e)));

@@ -442,12 +442,19 @@ final class ServerProcess implements AutoCloseable {
 
   /** Waits until every member is at the same revision with the same HashKV, within 30 s. */
   static void awaitConverged(List<ServerProcess> members) {
+    awaitConverged(members, new String[0]);
+  }
+
+  /** {@link #awaitConverged} with etcdctl flags besides the TLS ones (with auth on, HashKV needs root). */
+  static void awaitConverged(List<ServerProcess> members, String... flags) {
     Instant deadline = Instant.now().plus(Duration.ofSeconds(30));
     java.util.Set<String> hashes = java.util.Set.of();
     while (Instant.now().isBefore(deadline)) {
       hashes = new java.util.HashSet<>();
       for (ServerProcess m : members) {
-        String out = m.ctl("endpoint", "hashkv", "-w", "json", "--command-timeout=2s").stdout();
+        List<String> args = new ArrayList<>(List.of(flags));
+        args.addAll(List.of("endpoint", "hashkv", "-w", "json", "--command-timeout=2s"));
+        String out = m.ctl(args.toArray(String[]::new)).stdout();
         java.util.regex.Matcher hash = HASH.matcher(out);
         java.util.regex.Matcher revision = REVISION.matcher(out);
         hashes.add(hash.find() && revision.find() ? hash.group(1) + "@" + revision.group(1) : "none");
@@ -486,14 +493,16 @@ final class ServerProcess implements AutoCloseable {
   /**
    * Runs an etcdctl membership command until the asked member stops answering "unhealthy cluster"
    * (etcd's strict reconfiguration check: it counts a peer only once it has heard from it for 5 s
-   * without a break, so not just after a start), for up to 30 s; returns the last result.
+   * without a break, so not just after a start) or "no leader" (not applied: an election is under
+   * way), for up to 30 s; returns the last result.
    */
   static Etcdctl.Result reconfigure(String endpoints, String... args) {
     Instant deadline = Instant.now().plus(Duration.ofSeconds(30));
     Etcdctl.Result r;
     do {
       r = Etcdctl.run(endpoints, args);
-    } while (r.stderr().contains("etcdserver: unhealthy cluster") && Instant.now().isBefore(deadline));
+    } while ((r.stderr().contains("etcdserver: unhealthy cluster") || r.stderr().contains("Error: etcdserver: no leader"))
+        && Instant.now().isBefore(deadline));
     return r;
   }
 

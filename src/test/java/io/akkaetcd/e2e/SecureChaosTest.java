@@ -1,0 +1,202 @@
+package io.akkaetcd.e2e;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.akkaetcd.tls.TestCerts;
+import io.etcd.jetcd.ByteSequence;
+import io.etcd.jetcd.Client;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
+
+/**
+ * {@link ClusterChaosTest}'s cycle (kill -9, pauses, partitions, a member replaced and caught up
+ * from a snapshot, the linearizability and watch checks) on a secured cluster: https:// peer URLs
+ * with etcd's peer flags and client certificate auth, clients over TLS, and auth on. The load runs
+ * as {@value #USER}, whose role grants readwrite on the test's two prefixes and, until it is
+ * revoked mid-run, on {@value #REVOKED}.
+ *
+ * <p>Added at the end of each cycle: a member whose certificate comes from a CA the others do not
+ * trust is added as a learner, never joins, and the rest keep serving; it is removed again, and the
+ * permission on {@value #REVOKED} is revoked under load. Checked at the end besides the base
+ * checks: every member denies {@value #USER}'s write under {@value #REVOKED} and shows the same
+ * users, roles and grants (the member restarted after kill -9 and the one caught up from a
+ * snapshot included).
+ */
+class SecureChaosTest extends ClusterChaosTest {
+  private static final String USER = "chaos";
+  private static final String ROOT = "root:pw";
+  private static final String REVOKED = "x/";
+  private static final String DENIED = "etcdserver: permission denied";
+
+  private final Path dir;
+  private final TestCerts ca;
+  private final ServerProcess.Tls tls;
+  private final List<String> ctlTls;
+  private final TestCerts.Issued loadCert;
+  private int strangers;
+
+  SecureChaosTest() throws java.io.IOException {
+    dir = Files.createTempDirectory("securechaos");
+    ca = TestCerts.create(dir.resolve("ca"));
+    ctlTls = etcdctlFlags(ca, ca.client("root"));
+    loadCert = ca.client(USER);
+    tls = new ServerProcess.Tls("https", "https", serverFlags(ca, ca.server("member")), ctlTls);
+  }
+
+  private static List<String> serverFlags(TestCerts ca, TestCerts.Issued cert) {
+    String c = cert.cert().toString();
+    String k = cert.key().toString();
+    String trusted = ca.caFile().toString();
+    return List.of("--cert-file", c, "--key-file", k, "--trusted-ca-file", trusted, "--client-cert-auth",
+        "--peer-cert-file", c, "--peer-key-file", k, "--peer-trusted-ca-file", trusted, "--peer-client-cert-auth");
+  }
+
+  private static List<String> etcdctlFlags(TestCerts ca, TestCerts.Issued client) {
+    return List.of("--cacert", ca.caFile().toString(), "--cert", client.cert().toString(), "--key",
+        client.key().toString());
+  }
+
+  /**
+   * Off in bin/test until it passes there: on the loaded machine both runs so far met a leaderless
+   * stretch (20 s without a leader after the leader froze; "no leader" on member add). Run it with
+   * {@code -Dchaos.secure=true}.
+   */
+  @Override
+  @Test
+  @EnabledIfSystemProperty(named = "chaos.secure", matches = "true")
+  @Timeout(value = 10, unit = TimeUnit.MINUTES)
+  void membersStayLinearizableUnderCrashesPausesAndPartitions() throws Exception {
+    super.membersStayLinearizableUnderCrashesPausesAndPartitions();
+  }
+
+  /** TLS members; then root, {@value #USER} and its role, and auth on. */
+  @Override
+  List<ServerProcess> startCluster(int size, List<String> flags) {
+    List<ServerProcess> members = ServerProcess.cluster(ServerProcess.Kind.AKKA_ETCD, size, tls, flags);
+    assertTrue(members.get(0).peerUrl().startsWith("https://"), members.get(0).peerUrl());
+    String endpoint = members.get(0).endpoint();
+    for (List<String> cmd : List.of(List.of("user", "add", ROOT), List.of("user", "add", USER + ":cpw"),
+        List.of("role", "add", "load"), List.of("role", "grant-permission", "load", "readwrite", "reg-", "--prefix"),
+        List.of("role", "grant-permission", "load", "readwrite", "w/", "--prefix"),
+        List.of("role", "grant-permission", "load", "readwrite", REVOKED, "--prefix"),
+        List.of("user", "grant-role", USER, "load"), List.of("auth", "enable"))) {
+      Etcdctl.Result r = ctlAs(endpoint, List.of(), cmd);
+      assertEquals(0, r.exit(), cmd + ":\n" + r.all());
+    }
+    return members;
+  }
+
+  @Override
+  ServerProcess replacement(String name, ServerProcess out, List<ServerProcess> members, List<String> flags) {
+    return ServerProcess.joining(ServerProcess.Kind.AKKA_ETCD, name, members, tls, flags);
+  }
+
+  @Override
+  io.etcd.jetcd.ClientBuilder client(String... endpoints) {
+    try {
+      return Client.builder().endpoints(endpoints).user(bytes(USER)).password(bytes("cpw"))
+          .sslContext(b -> b.trustManager(ca.caFile().toFile())
+              .keyManager(loadCert.cert().toFile(), loadCert.key().toFile()));
+    } catch (javax.net.ssl.SSLException e) {
+      throw new java.io.UncheckedIOException(e);
+    }
+  }
+
+  @Override
+  String[] adminFlags() {
+    List<String> all = new ArrayList<>(ctlTls);
+    all.addAll(List.of("--user", ROOT));
+    return all.toArray(String[]::new);
+  }
+
+  /**
+   * A stranger (certificate from another CA) added as a learner never joins while the others keep
+   * serving; then, under load, the grant on {@value #REVOKED} is used once and revoked.
+   */
+  @Override
+  void moreFaults(List<ServerProcess> members) {
+    TestCerts other = TestCerts.create(dir.resolve("other" + (++strangers)), "other CA");
+    ServerProcess.Tls strangerTls = new ServerProcess.Tls("https", "https",
+        serverFlags(other, other.server("stranger")), etcdctlFlags(other, other.client("root")));
+    ServerProcess stranger = ServerProcess.joining(ServerProcess.Kind.AKKA_ETCD, "s" + strangers, members,
+        strangerTls, List.of());
+    try {
+      Etcdctl.Result added = ServerProcess.reconfigure(endpoints(members), admin("member", "add", stranger.name(),
+          "--learner", "--peer-urls=" + stranger.peerUrl()));
+      assertEquals(0, added.exit(), added.all());
+      stranger.launchOnly();
+      stranger.awaitLogged("no membership from", Duration.ofSeconds(90));
+      awaitProgress(20);
+      Etcdctl.Result list = ctlAs(members.get(0).endpoint(), List.of("--user", ROOT), List.of("member", "list"));
+      assertTrue(list.stdout().lines().anyMatch(l -> l.contains(", unstarted, , " + stranger.peerUrl())),
+          "the stranger must stay unstarted:\n" + list.all());
+      String id = list.stdout().lines().filter(l -> l.contains(stranger.peerUrl())).findFirst().orElseThrow()
+          .split(",")[0].trim();
+      Etcdctl.Result removed = ServerProcess.reconfigure(endpoints(members), admin("member", "remove", id));
+      assertEquals(0, removed.exit(), removed.all());
+    } finally {
+      stranger.close();
+    }
+
+    String endpoint = ServerProcess.leader(members).endpoint();
+    Etcdctl.Result allowed = ctlAs(endpoint, List.of("--user", USER + ":cpw"), List.of("put", REVOKED + "k", "v"));
+    assertEquals(0, allowed.exit(), allowed.all());
+    Etcdctl.Result revoked = ctlAs(endpoint, List.of("--user", ROOT),
+        List.of("role", "revoke-permission", "load", REVOKED, "--prefix"));
+    assertEquals(0, revoked.exit(), revoked.all());
+    awaitProgress(20);
+  }
+
+  /** Every member denies the revoked prefix and holds the same users, roles and grants. */
+  @Override
+  void finalChecks(List<ServerProcess> members) {
+    Map<String, String> authState = new HashMap<>();
+    for (ServerProcess m : members) {
+      try (Client c = client(m.clientUrl()).build()) {
+        ExecutionException denied = org.junit.jupiter.api.Assertions.assertThrows(ExecutionException.class,
+            () -> c.getKVClient().put(bytes(REVOKED + "late"), bytes("v")).get(30, TimeUnit.SECONDS));
+        assertTrue(String.valueOf(denied.getCause().getMessage()).contains(DENIED), m.name() + ": " + denied);
+      }
+      StringBuilder state = new StringBuilder();
+      for (List<String> cmd : List.of(List.of("user", "list"), List.of("role", "list"), List.of("role", "get", "load"),
+          List.of("user", "get", USER), List.of("role", "get", "root"))) {
+        Etcdctl.Result r = ctlAs(m.endpoint(), List.of("--user", ROOT), cmd);
+        assertEquals(0, r.exit(), m.name() + " " + cmd + ":\n" + r.all());
+        state.append(r.stdout());
+      }
+      authState.put(m.name(), state.toString());
+    }
+    assertEquals(1, authState.values().stream().distinct().count(), "auth state differs: " + authState);
+    String load = authState.values().iterator().next();
+    assertTrue(load.contains("[w/, <open ended>") && !load.contains("[" + REVOKED), load);
+  }
+
+  /** etcdctl over TLS against one member, as {@code user} (flags; empty: the certificate's CN, root). */
+  private Etcdctl.Result ctlAs(String endpoint, List<String> user, List<String> cmd) {
+    List<String> args = new ArrayList<>(ctlTls);
+    args.addAll(user);
+    args.addAll(cmd);
+    return Etcdctl.run(endpoint, null, args);
+  }
+
+  private static ByteSequence bytes(String s) {
+    return ByteSequence.from(s, StandardCharsets.UTF_8);
+  }
+
+  @Override
+  void tearDown() {
+    ServerProcess.deleteTree(dir);
+  }
+}
