@@ -1,6 +1,7 @@
 package io.akkaetcd.metrics;
 
 import io.prometheus.metrics.core.metrics.Counter;
+import io.prometheus.metrics.core.metrics.Gauge;
 import io.prometheus.metrics.core.metrics.GaugeWithCallback;
 import io.prometheus.metrics.core.metrics.Histogram;
 import io.prometheus.metrics.expositionformats.PrometheusTextFormatWriter;
@@ -50,6 +51,10 @@ public final class EtcdMetrics {
   public final Counter peerSentFailures;
   /** etcd_network_peer_received_bytes_total{From}. */
   public final Counter peerReceivedBytes;
+  /** etcd_network_active_peers{Local,Remote}: 1 while the link is active. */
+  public final Gauge activePeers;
+  /** etcd_network_disconnected_peers_total{Local,Remote}. */
+  public final Counter disconnectedPeers;
   /** etcd_network_client_grpc_sent_bytes_total. */
   public final Counter clientGrpcSentBytes;
   /** etcd_network_client_grpc_received_bytes_total. */
@@ -84,6 +89,10 @@ public final class EtcdMetrics {
         "The total number of send failures from peers.", "To");
     peerReceivedBytes = counter("etcd_network_peer_received_bytes_total",
         "The total number of bytes received from peers.", "From");
+    activePeers = Gauge.builder().name("etcd_network_active_peers").help("The current number of active peer connections.")
+        .labelNames("Local", "Remote").register(registry);
+    disconnectedPeers = counter("etcd_network_disconnected_peers_total", "The total number of disconnected peers.",
+        "Local", "Remote");
     clientGrpcSentBytes = counter("etcd_network_client_grpc_sent_bytes_total",
         "The total number of bytes sent to grpc clients.");
     clientGrpcReceivedBytes = counter("etcd_network_client_grpc_received_bytes_total",

@@ -192,6 +192,9 @@ final class ApplyBatch {
       KeyIndex history = index.table().historyOf(key.toByteArray());
       boolean added = history.isEmpty();
       KeyIndex.Version prevVersion = !added && withPrev ? history.live(rev) : null;
+      if (!history.liveNow()) {
+        index.keyCreated();
+      }
       history.put(r);
       if (added) {
         index.add(history);
@@ -222,6 +225,7 @@ final class ApplyBatch {
         KeyValue tomb = KeyValue.newBuilder().setKey(UnsafeByteOperations.unsafeWrap(e.getKey())).setModRevision(rev).build();
         write(r, true, tomb);
         e.getValue().tombstone(r);
+        index.keyDeleted();
         events.add(Event.newBuilder().setType(Event.EventType.DELETE).setKv(tomb).setPrevKv(prev).build());
         deleted.add(prev);
       }

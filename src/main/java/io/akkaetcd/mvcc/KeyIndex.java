@@ -145,6 +145,12 @@ public final class KeyIndex {
     return append(rev, false, s[last + 2], s[last + 3] + 1);
   }
 
+  /** Whether the latest write is a put: the key is live at the newest revision. Writer's view. */
+  boolean liveNow() {
+    int n = size;
+    return n > 0 && (slots[(n - 1) * SLOTS + 1] & TOMBSTONE) == 0;
+  }
+
   /** A delete at {@code rev}; only valid while the key is live. Returns this. */
   KeyIndex tombstone(Revision rev) {
     int n = size;

@@ -34,6 +34,9 @@ final class KvIndex {
   private KeyTable table;
   private volatile long currentRevision;
   private volatile long compactRevision;
+  /** Live keys up to the newest write (applier's), and as of {@link #currentRevision} (readers'). */
+  private long liveKeys;
+  private volatile long publishedLiveKeys;
 
   long currentRevision() {
     return currentRevision;
@@ -41,7 +44,23 @@ final class KvIndex {
 
   /** Publishes a revision whose batch is on disk. */
   void publishRevision(long revision) {
+    publishedLiveKeys = liveKeys;
     currentRevision = revision;
+  }
+
+  /** etcd's keysGauge: live keys as of the published revision, kept as writes go (not counted per read). */
+  long liveKeys() {
+    return publishedLiveKeys;
+  }
+
+  /** A put made {@code history} live (a new key or a new generation): etcd's keyIndex.put Inc. */
+  void keyCreated() {
+    liveKeys++;
+  }
+
+  /** A delete ended a live generation: etcd's keyIndex.tombstone Dec. */
+  void keyDeleted() {
+    liveKeys--;
   }
 
   long compactRevision() {
@@ -105,11 +124,14 @@ final class KvIndex {
   /** Drops every history (a replaced store is about to be read back). */
   void clear() {
     index.clear();
+    liveKeys = 0;
   }
 
   /** Takes the histories read back from disk into an empty index. */
   void load(IndexRebuild rebuilt) {
     rebuilt.fill(index);
     table = rebuilt.table();
+    liveKeys = index.values().stream().filter(KeyIndex::liveNow).count();
+    publishedLiveKeys = liveKeys;
   }
 }

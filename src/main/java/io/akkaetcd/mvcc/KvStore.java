@@ -158,6 +158,15 @@ public interface KvStore extends AutoCloseable {
   /** Bytes the backend's files take on disk (etcd's dbSize). */
   long dbSize();
 
+  /**
+   * Live keys at the current revision (etcd_debugging_mvcc_keys_total). This default counts them
+   * with a count-only range over every key; a store that keeps a running count overrides it.
+   */
+  default long keysTotal() {
+    com.google.protobuf.ByteString all = com.google.protobuf.ByteString.copyFrom(new byte[] {0});
+    return range(all, all, 0, 0, true).count();
+  }
+
   /** Bytes of the key-value data the backend holds (etcd's dbSizeInUse; what the quota counts). */
   long dbSizeInUse();
 

@@ -102,6 +102,12 @@ public final class MvccStore implements KvStore {
     return index.compactRevision();
   }
 
+  /** A running count kept by the applier: O(1). */
+  @Override
+  public long keysTotal() {
+    return index.liveKeys();
+  }
+
   @Override
   public long appliedIndex() {
     return batch.appliedIndex();

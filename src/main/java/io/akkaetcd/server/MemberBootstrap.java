@@ -225,7 +225,8 @@ final class MemberBootstrap {
         if (alone) {
           return m -> { };
         }
-        PeerSide peers = new PeerSide(peerCtx, config, membership, gate, links, inbox, faults);
+        PeerSide peers = new PeerSide(peerCtx, config, membership, gate, links, inbox, faults,
+            PeerMetrics.of(metrics, members.self().value()));
         peerSide.set(peers);
         // Followers that need entries this log no longer holds get a snapshot of the state machine.
         return peers.sender(new ServerSnapshots(store, storeDir, membership, attributes, lessor, alarms, auth, hub, applied,

@@ -16,6 +16,7 @@ import io.akkaetcd.raft.peer.PeerActivity;
 import io.akkaetcd.raft.peer.PeerGate;
 import io.akkaetcd.raft.peer.PeerProbes;
 import io.akkaetcd.raft.peer.PeerStatusLog;
+import io.akkaetcd.raft.peer.PeerTraffic;
 import io.akkaetcd.raft.peer.PeerTransport;
 import io.akkaetcd.snapshot.SnapshotTransfers;
 import io.akkaetcd.snapshot.StateMachineSnapshots;
@@ -43,10 +44,11 @@ final class PeerSide {
 
   /**
    * Starts the transport to {@code peers} and the receivers of Raft messages (into {@code inbox})
-   * and of link probes (into {@code links}); both follow membership changes.
+   * and of link probes (into {@code links}); both follow membership changes. {@code traffic} is
+   * told what crosses the links (etcd's rafthttp metrics).
    */
   PeerSide(ActorContext<?> guardian, ServerConfig config, Membership membership,
-      PeerGate gate, PeerActivity links, RaftInbox inbox, Faults faults) {
+      PeerGate gate, PeerActivity links, RaftInbox inbox, Faults faults, PeerTraffic traffic) {
     this.guardian = guardian;
     this.classic = Adapter.toClassic(guardian.getSystem());
     this.membership = membership;
@@ -54,19 +56,19 @@ final class PeerSide {
     ClusterMembers members = membership.current();
     this.clusterId = members.clusterId();
     Map<Long, URI> peers = peerUrls(members);
-    this.transport = new PeerTransport(classic, peers, gate, clusterId);
-    PeerProbes probes = new PeerProbes(classic, members.self().value(), peers, gate, clusterId);
+    this.transport = new PeerTransport(classic, peers, gate, clusterId, traffic);
+    PeerProbes probes = new PeerProbes(classic, members.self().value(), peers, gate, clusterId, System::nanoTime);
     membership.onChange(m -> {
       Map<Long, URI> urls = peerUrls(m);
       transport.update(urls);
       probes.update(urls);
     });
     // On the Raft member's own thread: a message from a peer wakes one thread, not two.
-    guardian.spawn(PeerTransport.receiver(inbox::deliver, gate, clusterId), PeerTransport.RECEIVER,
+    guardian.spawn(PeerTransport.receiver(inbox::deliver, gate, clusterId, traffic), PeerTransport.RECEIVER,
         DispatcherSelector.fromConfig("akka-etcd.raft-dispatcher"));
     Adapter.actorOf(guardian, ClusterJoin.endpoint(membership), ClusterJoin.ENDPOINT);
-    guardian.spawn(PeerProbes.receiver(links, gate, clusterId, System::nanoTime), PeerProbes.RECEIVER);
-    PeerStatusLog statusLog = new PeerStatusLog(links, members.self().value());
+    guardian.spawn(PeerProbes.receiver(links, gate, clusterId, System::nanoTime, probes::echo, traffic), PeerProbes.RECEIVER);
+    PeerStatusLog statusLog = new PeerStatusLog(links, members.self().value(), traffic);
     classic.scheduler().scheduleWithFixedDelay(config.heartbeatInterval(), config.heartbeatInterval(), () -> {
       probes.probeAll();
       statusLog.check(probes.peerIds(), System.nanoTime());

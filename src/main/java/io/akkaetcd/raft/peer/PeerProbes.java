@@ -19,6 +19,10 @@ import java.util.function.LongSupplier;
  * peers are slow to answer forms an Akka cluster of its own, in which it does not see them.
  *
  * <p>Probes cross the same {@link PeerGate} as Raft messages, so a cut link goes inactive.
+ *
+ * <p>Each probe is echoed back, and the prober reports the time from send to echo as the round
+ * trip: etcd's prober does the same over HTTP (GET /raft/probing) every 5 s and feeds
+ * etcd_network_peer_round_trip_time_seconds from it. Here it is every heartbeat, through Artery.
  */
 public final class PeerProbes {
   public static final String RECEIVER = "peer-probe";
@@ -26,16 +30,19 @@ public final class PeerProbes {
   private final ExtendedActorSystem system;
   private final PeerProbe probe;
   private final PeerGate gate;
+  private final LongSupplier clock;
   private volatile Map<Long, ActorRef> peers = Map.of();
 
   /**
    * @param self this member's id, which its probes carry
    * @param peerUrls every other member's first peer URL, by member id
    */
-  public PeerProbes(ActorSystem system, long self, Map<Long, URI> peerUrls, PeerGate gate, long clusterId) {
+  public PeerProbes(ActorSystem system, long self, Map<Long, URI> peerUrls, PeerGate gate, long clusterId,
+      LongSupplier clock) {
     this.system = (ExtendedActorSystem) system;
     this.probe = PeerProbe.newBuilder().setFrom(self).setClusterId(clusterId).build();
     this.gate = gate;
+    this.clock = clock;
     update(peerUrls);
   }
 
@@ -51,19 +58,43 @@ public final class PeerProbes {
 
   /** Sends one probe to every peer whose link the gate leaves open. */
   public void probeAll() {
+    PeerProbe stamped = probe.toBuilder().setSentNanos(clock.getAsLong()).build();
     peers.forEach((id, ref) -> {
       if (!gate.blocked(id)) {
-        ref.tell(probe, ActorRef.noSender());
+        ref.tell(stamped, ActorRef.noSender());
       }
     });
   }
 
+  /** Answers {@code p} to the peer that sent it, with its send time unchanged. */
+  public void echo(PeerProbe p) {
+    ActorRef ref = peers.get(p.getFrom());
+    if (ref != null && !gate.blocked(p.getFrom())) {
+      ref.tell(probe.toBuilder().setSentNanos(p.getSentNanos()).setEcho(true).build(), ActorRef.noSender());
+    }
+  }
+
   /** The receiver: records each probe from a peer of {@code clusterId} whose link is open. */
   public static Behavior<PeerProbe> receiver(PeerActivity activity, PeerGate gate, long clusterId, LongSupplier clock) {
+    return receiver(activity, gate, clusterId, clock, p -> { }, PeerTraffic.NONE);
+  }
+
+  /**
+   * As above, and answers each probe through {@code echo} ({@link #echo}); an echo of this
+   * member's own probe reports its round trip to {@code traffic}.
+   */
+  public static Behavior<PeerProbe> receiver(PeerActivity activity, PeerGate gate, long clusterId, LongSupplier clock,
+      java.util.function.Consumer<PeerProbe> echo, PeerTraffic traffic) {
     return Behaviors.receive(PeerProbe.class)
         .onMessage(PeerProbe.class, p -> {
           if (p.getClusterId() == clusterId && !gate.blocked(p.getFrom())) {
-            activity.heard(p.getFrom(), clock.getAsLong());
+            long now = clock.getAsLong();
+            activity.heard(p.getFrom(), now);
+            if (p.getEcho()) {
+              traffic.roundTrip(p.getFrom(), now - p.getSentNanos());
+            } else {
+              echo.accept(p);
+            }
           }
           return Behaviors.same();
         })

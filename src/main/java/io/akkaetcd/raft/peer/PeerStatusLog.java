@@ -20,9 +20,17 @@ public final class PeerStatusLog {
   /** Each peer's state as last logged; a peer never heard from is logged when it first is. */
   private final Map<Long, Boolean> active = new HashMap<>();
 
+  private final PeerTraffic traffic;
+
   public PeerStatusLog(PeerActivity activity, long self) {
+    this(activity, self, PeerTraffic.NONE);
+  }
+
+  /** @param traffic told of each change logged (etcd's active_peers and disconnected_peers_total) */
+  public PeerStatusLog(PeerActivity activity, long self, PeerTraffic traffic) {
     this.activity = activity;
     this.self = Long.toHexString(self);
+    this.traffic = traffic;
   }
 
   /** Logs each of {@code peers} whose link changed state since the last call. */
@@ -31,6 +39,9 @@ public final class PeerStatusLog {
     for (long peer : peers) {
       boolean is = activity.activeSince(peer, now).isPresent();
       boolean was = Boolean.TRUE.equals(active.put(peer, is));
+      if (is != was) {
+        traffic.linkChanged(peer, is);
+      }
       if (is && !was) {
         LOG.info("{} peer became active {}", self, kv("peer-id", Long.toHexString(peer)));
       } else if (!is && was) {

@@ -33,6 +33,7 @@ public final class PeerTransport {
   private final ExtendedActorSystem system;
   private final PeerGate gate;
   private final long clusterId;
+  private final PeerTraffic traffic;
   private volatile Map<Long, ActorRef> peers = Map.of();
   /** Set when the member is going away: nothing more is sent. */
   private volatile boolean closed;
@@ -42,9 +43,16 @@ public final class PeerTransport {
    * @param clusterId this member's cluster, stamped on every message sent
    */
   public PeerTransport(ActorSystem system, Map<Long, URI> peerUrls, PeerGate gate, long clusterId) {
+    this(system, peerUrls, gate, clusterId, PeerTraffic.NONE);
+  }
+
+  /** @param traffic told the wire size of each message sent, and of each one not sent */
+  public PeerTransport(ActorSystem system, Map<Long, URI> peerUrls, PeerGate gate, long clusterId,
+      PeerTraffic traffic) {
     this.system = (ExtendedActorSystem) system;
     this.gate = gate;
     this.clusterId = clusterId;
+    this.traffic = traffic;
     update(peerUrls);
   }
 
@@ -73,9 +81,17 @@ public final class PeerTransport {
   /** Sends a message to its {@code to}; a message to an unknown member is dropped, as Raft allows. */
   public void send(Message m) {
     ActorRef peer = peers.get(m.to());
-    if (peer != null && !closed && !gate.blocked(m.to())) {
-      peer.tell(PeerCodec.toWire(m, clusterId), ActorRef.noSender());
+    if (peer == null) {
+      return;
     }
+    if (closed || gate.blocked(m.to())) {
+      traffic.sendFailed(m.to());
+      return;
+    }
+    RaftMessage wire = PeerCodec.toWire(m, clusterId);
+    // The size is memoized: Artery's protobuf serializer reuses it, so counting costs no second pass.
+    traffic.sent(m.to(), wire.getSerializedSize());
+    peer.tell(wire, ActorRef.noSender());
   }
 
   /**
@@ -93,6 +109,12 @@ public final class PeerTransport {
    * it with "request cluster ID mismatch": it must neither vote nor disrupt terms here.
    */
   public static Behavior<RaftMessage> receiver(Consumer<Message> deliver, PeerGate gate, long clusterId) {
+    return receiver(deliver, gate, clusterId, PeerTraffic.NONE);
+  }
+
+  /** As above, telling {@code traffic} the wire size of each message delivered. */
+  public static Behavior<RaftMessage> receiver(Consumer<Message> deliver, PeerGate gate, long clusterId,
+      PeerTraffic traffic) {
     java.util.concurrent.atomic.AtomicLong lastWarned = new java.util.concurrent.atomic.AtomicLong();
     return Behaviors.receive(RaftMessage.class)
         .onMessage(RaftMessage.class, w -> {
@@ -104,6 +126,7 @@ public final class PeerTransport {
                   Long.toHexString(w.getFrom()), Long.toHexString(w.getClusterId()), Long.toHexString(clusterId));
             }
           } else if (!gate.blocked(w.getFrom())) {
+            traffic.received(w.getFrom(), w.getSerializedSize());
             deliver.accept(PeerCodec.fromWire(w));
           }
           return Behaviors.same();
