@@ -149,8 +149,9 @@ class MonitoringKitNamesTest {
     return names;
   }
 
+  /** Over HTTP/1.1, as Prometheus scrapes (the JDK client would otherwise try an h2c upgrade). */
   static String scrape(String url) throws Exception {
-    return HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create(url + "/metrics")).build(),
+    return HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build().send(HttpRequest.newBuilder(URI.create(url + "/metrics")).build(),
         HttpResponse.BodyHandlers.ofString()).body();
   }
 }
