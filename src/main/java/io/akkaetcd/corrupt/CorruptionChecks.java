@@ -34,6 +34,8 @@ public final class CorruptionChecks implements AutoCloseable {
    * @param members the ids of the cluster's members, now
    * @param timeout how long a peer's hash may take (etcd's request timeout)
    */
+  private volatile boolean serving;
+
   public CorruptionChecks(long self, KvStore store, PeerAsk ask, Supplier<List<Long>> members, Duration timeout) {
     this.self = self;
     this.store = store;
@@ -47,7 +49,12 @@ public final class CorruptionChecks implements AutoCloseable {
 
   /** The actor that answers peers' HashKV asks; to be started as {@link #ENDPOINT} under /user. */
   public Props endpointProps() {
-    return HashKvEndpoint.props(self, store, hashing);
+    return HashKvEndpoint.props(self, store, hashing, () -> serving);
+  }
+
+  /** The member serves (after its initial check, if any): its endpoint now answers peers' asks. */
+  public void markServing() {
+    serving = true;
   }
 
   /** The endpoint's name on every member. */

@@ -361,6 +361,7 @@ final class MemberBootstrap {
       if (config.corruptCheck().initial()) {
         corruption.join().initialCheck(); // before serving, as etcd's CheckInitialHashKV
       }
+      corruption.join().markServing();
       ClientServices services = ClientServices.create(server, kv, lessor, leaseForwarding.join(), hub, system,
           config.watchProgressNotifyInterval(), plugins, auth, passwords, metrics,
           new AuthPolicy(config.clientTls().clientCertAuth(), config.auth().strictMatrix()));
