@@ -93,7 +93,7 @@ class PrometheusScrapeTest {
     assumeTrue(Files.isExecutable(PROMTOOL), "promtool is not installed (Debian's prometheus)");
     try (EmbeddedMember m = new EmbeddedMember()) {
       m.client().getKVClient().put(bytes("k"), bytes("v")).get(10, TimeUnit.SECONDS);
-      String body = java.net.http.HttpClient.newHttpClient().send(java.net.http.HttpRequest.newBuilder(
+      String body = java.net.http.HttpClient.newBuilder().version(java.net.http.HttpClient.Version.HTTP_1_1).build().send(java.net.http.HttpRequest.newBuilder(
           java.net.URI.create(m.url() + "/metrics")).build(), java.net.http.HttpResponse.BodyHandlers.ofString()).body();
       PromtoolResult r = promtoolCheckMetrics(body);
       assertTrue(r.exit() == 0 || r.exit() == LINT_EXIT, "promtool failed to parse /metrics:\n" + r.output());
