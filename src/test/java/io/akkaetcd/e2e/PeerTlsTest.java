@@ -51,14 +51,8 @@ class PeerTlsTest {
     List<ServerProcess> all = new ArrayList<>(members);
     try {
       assertTrue(members.get(0).peerUrl().startsWith("https://"), members.get(0).peerUrl());
+      putOnLeaderReadOnEvery(members, "k", "v1");
       ServerProcess leader = ServerProcess.leader(members);
-      Etcdctl.Result put = leader.ctl("put", "k", "v1");
-      assertEquals("OK\n", put.stdout(), put.all());
-      ServerProcess.awaitConverged(members);
-      for (ServerProcess m : members) {
-        Etcdctl.Result get = m.ctl("get", "k", "--print-value-only", "--consistency=s");
-        assertEquals("v1\n", get.stdout(), m.name() + ": " + get.all());
-      }
 
       // A learner added for a member whose certificate the others do not trust: it never joins.
       String endpoints = String.join(",", members.stream().map(ServerProcess::endpoint).toList());
@@ -114,16 +108,21 @@ class PeerTlsTest {
             .generateCertificate(new ByteArrayInputStream(Files.readAllBytes(fixtures.resolve("cert.pem"))));
         assertEquals(cert.getSubjectX500Principal(), cert.getIssuerX500Principal(), m.name() + ": not self-signed");
       }
-      ServerProcess leader = ServerProcess.leader(members);
-      Etcdctl.Result put = leader.ctl("put", "auto", "tls");
-      assertEquals("OK\n", put.stdout(), put.all());
-      ServerProcess.awaitConverged(members);
-      for (ServerProcess m : members) {
-        Etcdctl.Result get = m.ctl("get", "auto", "--print-value-only", "--consistency=s");
-        assertEquals("tls\n", get.stdout(), m.name() + ": " + get.all());
-      }
+      putOnLeaderReadOnEvery(members, "auto", "tls");
     } finally {
       members.forEach(ServerProcess::close);
+    }
+  }
+
+  /** A put through the leader is read back from every member's own store. */
+  private static void putOnLeaderReadOnEvery(List<ServerProcess> members, String key, String value) {
+    ServerProcess leader = ServerProcess.leader(members);
+    Etcdctl.Result put = leader.ctl("put", key, value);
+    assertEquals("OK\n", put.stdout(), put.all());
+    ServerProcess.awaitConverged(members);
+    for (ServerProcess m : members) {
+      Etcdctl.Result get = m.ctl("get", key, "--print-value-only", "--consistency=s");
+      assertEquals(value + "\n", get.stdout(), m.name() + ": " + get.all());
     }
   }
 }
