@@ -8,20 +8,23 @@ import java.nio.charset.StandardCharsets;
  * A client's bytes on their way to Akka HTTP. A connection that starts with the HTTP/2 preface is
  * read frame by frame: header blocks go through {@link AuthorityRepair}, and a RST_STREAM is
  * handed on as {@link StreamStates} says (so that Akka HTTP's rapid-reset guard counts only
- * resets of streams still being served). Any other connection (HTTP/1.1) passes unchanged, as
- * does the rest of an HTTP/2 connection once its framing stops making sense here (the server
- * then refuses it as before). Frames other than HEADERS and CONTINUATION pass as their bytes
- * arrive; a header block is held until it is complete. Confined to the connection's stage.
+ * resets of streams still being served). A cleartext HTTP/1.1 connection goes through
+ * {@link Http1Requests}, which drops h2c upgrades as etcd does; a TLS one (this stage sits below
+ * TLS) passes unchanged, as does the rest of an HTTP/2 connection once its framing stops making
+ * sense here (the server then refuses it as before). Frames other than HEADERS and CONTINUATION
+ * pass as their bytes arrive; a header block is held until it is complete. Confined to the
+ * connection's stage.
  */
 final class InboundFrames {
   static final ByteString PREFACE = ByteString.fromString("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n", StandardCharsets.US_ASCII);
   /** A header block larger than this is passed on unread, and the connection with it. */
   private static final int MAX_BLOCK = 1 << 20;
 
-  private enum Mode { PREFACE, FRAMES, PASS }
+  private enum Mode { PREFACE, FRAMES, HTTP1, PASS }
 
   private final StreamStates streams;
   private final AuthorityRepair authority = new AuthorityRepair();
+  private final Http1Requests http1 = new Http1Requests();
   private Mode mode = Mode.PREFACE;
   /** Bytes held back: a partial preface, frame header or HEADERS/CONTINUATION frame. */
   private ByteString pending = ByteString.emptyByteString();
@@ -55,10 +58,15 @@ final class InboundFrames {
       if (mode == Mode.PASS) {
         return out.concat(in.drop(i));
       }
+      if (mode == Mode.HTTP1) {
+        return out.concat(http1.process(in.drop(i)));
+      }
       if (mode == Mode.PREFACE) {
         int m = Math.min(n, PREFACE.size());
         if (!in.take(m).equals(PREFACE.take(m))) {
-          mode = Mode.PASS;
+          // A cleartext HTTP/1.1 request starts with its method's letters; TLS (0x16) passes as sent.
+          byte first = in.apply(i);
+          mode = first >= 'A' && first <= 'Z' ? Mode.HTTP1 : Mode.PASS;
           continue;
         }
         if (m < PREFACE.size()) {
@@ -126,6 +134,9 @@ final class InboundFrames {
 
   /** What is still held back when the client's side ends: handed on as it is. */
   ByteString finish() {
+    if (mode == Mode.HTTP1) {
+      return http1.finish();
+    }
     ByteString rest = blockFrames == null ? pending : blockFrames.concat(pending);
     blockFrames = null;
     pending = ByteString.emptyByteString();

@@ -25,6 +25,32 @@ class InboundFramesTest {
   }
 
   @Test
+  void h2cUpgradesAreDroppedFromEveryRequestHeadButNotFromBodies() {
+    String body = "x\r\nUpgrade: h2c\r\n\r\n";
+    ByteString sent = ascii("POST /v3/kv/put HTTP/1.1\r\nHost: x\r\nConnection: Upgrade, HTTP2-Settings\r\n"
+        + "Upgrade: h2c\r\nHTTP2-Settings: AAMAAABkAAQAoAAAAAIAAAAA\r\nContent-Length: " + body.length() + "\r\n\r\n"
+        + body
+        + "GET /metrics HTTP/1.1\r\nhttp2-settings: AAMAAABk\r\nupgrade: H2C\r\nHost: x\r\n\r\n");
+    ByteString expected = ascii("POST /v3/kv/put HTTP/1.1\r\nHost: x\r\nConnection: Upgrade, HTTP2-Settings\r\n"
+        + "Content-Length: " + body.length() + "\r\n\r\n"
+        + body
+        + "GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n");
+    assertEquals(expected, feedByteByByte(sent));
+    assertEquals(expected, new InboundFrames(new StreamStates()).process(sent));
+    assertEquals(ByteString.emptyByteString(), inbound.finish());
+  }
+
+  @Test
+  void afterAChunkedBodyOrOnTlsTheBytesPassAsSent() {
+    ByteString chunked = ascii("POST /v3/kv/put HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n"
+        + "3\r\nabc\r\n0\r\n\r\nGET / HTTP/1.1\r\nUpgrade: h2c\r\nHTTP2-Settings: AAMAAABk\r\n\r\n");
+    assertEquals(chunked, feedByteByByte(chunked));
+    // a TLS ClientHello record: handed on at once, nothing held back for a head that never ends
+    ByteString hello = ByteString.fromArray(new byte[] {0x16, 3, 1, 0, 5, 1, 0, 0, 1, 0});
+    assertEquals(hello, new InboundFrames(new StreamStates()).process(hello));
+  }
+
+  @Test
   void resetsOfFinishedStreamsNeverReachTheServer() {
     ByteString open = InboundFrames.PREFACE.concat(SETTINGS)
         .concat(headers(1, Frames.END_STREAM)).concat(headers(3, 0)).concat(headers(5, 0));
@@ -64,6 +90,10 @@ class InboundFramesTest {
     assertEquals(List.of(":method", "POST", ":path", "/etcdserverpb.KV/Range", ":authority", "http___127.0.0.1_2379"),
         AuthorityRepairTest.decode(new Decoder(Integer.MAX_VALUE, 4096), repaired));
     assertEquals(data, frames.drop(Frames.HEADER_LENGTH + length));
+  }
+
+  private static ByteString ascii(String s) {
+    return ByteString.fromString(s, StandardCharsets.US_ASCII);
   }
 
   private ByteString feedByteByByte(ByteString bytes) {
