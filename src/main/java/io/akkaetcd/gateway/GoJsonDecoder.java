@@ -62,13 +62,15 @@ final class GoJsonDecoder {
 
   /**
    * json.Unmarshal's checkValid over {@code b}: one value amid blanks, else Go's words ({@code
-   * unexpected end of JSON input}, {@code invalid character '2' after top-level value}).
+   * unexpected end of JSON input}, {@code invalid character '2' after top-level value}); at EOF the
+   * scanner steps a blank first, as its eof() does.
    */
   static void checkValid(byte[] b) throws DecodeException {
     int start = skipSpace(b, 0);
     if (start < b.length) {
+      Scanner scanner = new Scanner(b);
       try {
-        int end = skipSpace(b, new Scanner(b).scan(start));
+        int end = skipSpace(b, scanner.scan(start));
         if (end < b.length) {
           throw new DecodeException("invalid character " + Scanner.quoteChar(b[end] & 0xff) + " after top-level value");
         }
@@ -77,6 +79,7 @@ final class GoJsonDecoder {
         if (!e.incomplete) {
           throw e;
         }
+        scanner.step((byte) ' '); // the scanner's eof(): "-" fails as "invalid character ' ' in numeric literal"
       }
     }
     throw new DecodeException("unexpected end of JSON input", true);

@@ -30,7 +30,6 @@ final class JsonpbPrecheck {
   private JsonpbPrecheck() {}
 
   private static final Gson GSON = new Gson();
-  private static final BigInteger UINT64_MAX = BigInteger.ONE.shiftLeft(64).subtract(BigInteger.ONE);
   private static final String BASE64 = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
 
   /** The object {@code json} (checked by {@link GoJsonDecoder}) as JsonFormat should read it. */
@@ -39,18 +38,14 @@ final class JsonpbPrecheck {
   }
 
   private static JsonObject message(JsonElement v, Descriptor type) throws InvalidProtocolBufferException {
-    if (!v.isJsonObject()) {
-      throw typeError(v, "map[string]json.RawMessage");
-    }
-    JsonObject in = v.getAsJsonObject();
+    JsonObject in = expect(v, v.isJsonObject(), "map[string]json.RawMessage").getAsJsonObject();
     JsonObject out = new JsonObject();
     // the Go struct holds a oneof in one interface field, which jsonpb reads after the others
     List<FieldDescriptor> fields = type.getFields().stream()
         .sorted(Comparator.comparing(f -> f.getRealContainingOneof() != null)).toList();
     for (FieldDescriptor f : fields) {
-      JsonElement camel = in.get(f.getJsonName());
-      JsonElement value = f.isRepeated() ? repeated(camel != null ? camel : in.get(f.getName()), f)
-          : single(camel != null ? camel : in.get(f.getName()), f);
+      JsonElement value = in.has(f.getJsonName()) ? in.get(f.getJsonName()) : in.get(f.getName());
+      value = f.isRepeated() ? repeated(value, f) : single(value, f);
       if (value != null) {
         out.add(f.getName(), value);
       }
@@ -63,11 +58,8 @@ final class JsonpbPrecheck {
     if (v == null || v.isJsonNull()) {
       return null;
     }
-    if (!v.isJsonArray()) {
-      throw typeError(v, "[]json.RawMessage");
-    }
     JsonArray out = new JsonArray();
-    for (JsonElement item : v.getAsJsonArray()) {
+    for (JsonElement item : expect(v, v.isJsonArray(), "[]json.RawMessage").getAsJsonArray()) {
       JsonElement value = single(item, f);
       out.add(value != null ? value : zero(f));
     }
@@ -83,12 +75,12 @@ final class JsonpbPrecheck {
       case MESSAGE, GROUP -> message(v, f.getMessageType());
       case ENUM -> enumValue(v, f.getEnumType());
       case BYTES -> bytes(v);
-      case STRING -> kind(v, "string", "string");
-      case BOOL -> kind(v, "bool", "bool");
-      case INT64, SINT64, SFIXED64 -> integer(unquoted(v), "int64", Long.MIN_VALUE, BigInteger.valueOf(Long.MAX_VALUE));
-      case INT32, SINT32, SFIXED32 -> integer(unquoted(v), "int32", Integer.MIN_VALUE, BigInteger.valueOf(Integer.MAX_VALUE));
-      case UINT32, FIXED32 -> integer(unquoted(v), "uint32", 0, BigInteger.valueOf(0xffffffffL));
-      case UINT64, FIXED64 -> integer(unquoted(v), "uint64", 0, UINT64_MAX);
+      case STRING -> expect(v, isString(v), "string");
+      case BOOL -> expect(v, kindOf(v).equals("bool"), "bool");
+      case INT64, SINT64, SFIXED64 -> integer(unquoted(v), "int64", 64, true);
+      case INT32, SINT32, SFIXED32 -> integer(unquoted(v), "int32", 32, true);
+      case UINT32, FIXED32 -> integer(unquoted(v), "uint32", 32, false);
+      case UINT64, FIXED64 -> integer(unquoted(v), "uint64", 64, false);
       case FLOAT, DOUBLE -> v; // no etcd message has one
     };
   }
@@ -112,7 +104,7 @@ final class JsonpbPrecheck {
       }
       return v;
     }
-    return integer(v, goType, Integer.MIN_VALUE, BigInteger.valueOf(Integer.MAX_VALUE));
+    return integer(v, goType, 32, true);
   }
 
   /**
@@ -131,18 +123,17 @@ final class JsonpbPrecheck {
     return JsonParser.parseString(v.getAsString());
   }
 
-  /** encoding/json's strconv.ParseInt/ParseUint of a number into a Go integer type. */
-  private static JsonElement integer(JsonElement v, String goType, long min, BigInteger max)
+  /** encoding/json's strconv.ParseInt/ParseUint of a number into a Go integer type of that size. */
+  private static JsonElement integer(JsonElement v, String goType, int bits, boolean signed)
       throws InvalidProtocolBufferException {
     if (v.isJsonNull()) {
       return null;
     }
-    if (!v.isJsonPrimitive() || !v.getAsJsonPrimitive().isNumber()) {
-      throw typeError(v, goType);
-    }
-    String text = v.getAsString();
-    if (!text.matches("-?[0-9]+") || new BigInteger(text).compareTo(BigInteger.valueOf(min)) < 0
-        || new BigInteger(text).compareTo(max) > 0) {
+    String text = expect(v, kindOf(v).equals("number"), goType).getAsString();
+    BigInteger n = text.matches("-?[0-9]+") ? new BigInteger(text) : null;
+    BigInteger min = signed ? BigInteger.ONE.shiftLeft(bits - 1).negate() : BigInteger.ZERO;
+    BigInteger max = min.add(BigInteger.ONE.shiftLeft(bits)).subtract(BigInteger.ONE);
+    if (n == null || n.compareTo(min) < 0 || n.compareTo(max) > 0) {
       throw new InvalidProtocolBufferException("json: cannot unmarshal number " + text + " into Go value of type " + goType);
     }
     return v;
@@ -153,13 +144,10 @@ final class JsonpbPrecheck {
     if (isString(v)) {
       return new JsonPrimitive(Base64.getEncoder().encodeToString(base64(v.getAsString().getBytes(StandardCharsets.UTF_8))));
     }
-    if (!v.isJsonArray()) {
-      throw typeError(v, "[]uint8");
-    }
-    JsonArray items = v.getAsJsonArray();
+    JsonArray items = expect(v, v.isJsonArray(), "[]uint8").getAsJsonArray();
     byte[] out = new byte[items.size()];
     for (int i = 0; i < out.length; i++) {
-      JsonElement n = integer(items.get(i), "uint8", 0, BigInteger.valueOf(255));
+      JsonElement n = integer(items.get(i), "uint8", 8, false);
       out[i] = n == null ? 0 : (byte) n.getAsInt();
     }
     return new JsonPrimitive(Base64.getEncoder().encodeToString(out));
@@ -171,40 +159,29 @@ final class JsonpbPrecheck {
    */
   private static byte[] base64(byte[] src) throws InvalidProtocolBufferException {
     StringBuilder digits = new StringBuilder(src.length);
-    int si = 0;
-    while (si < src.length) {
-      for (int j = 0; j < 4; ) {
-        if (si == src.length) {
-          if (j == 0) {
-            return Base64.getDecoder().decode(digits.toString());
-          }
-          throw corrupt(si - j);
-        }
-        byte c = src[si++];
-        if (c == '\n' || c == '\r') {
-          continue;
-        }
-        if (BASE64.indexOf(c) >= 0) {
-          digits.append((char) c);
-          j++;
-          continue;
-        }
+    for (int si = 0, j = 0; si < src.length || j > 0; j %= 4) {
+      if (si == src.length) {
+        throw corrupt(si - j); // a quantum cut short
+      }
+      byte c = src[si++];
+      if (BASE64.indexOf(c) >= 0) {
+        digits.append((char) c);
+        j++;
+      } else if (c != '\n' && c != '\r') {
         if (c != '=' || j < 2) {
           throw corrupt(si - 1);
         }
         if (j == 2) { // "==" expected, the first one read
           si = skipNewlines(src, si);
-          if (si == src.length) {
-            throw corrupt(src.length);
+          if (si == src.length || src[si] != '=') {
+            throw corrupt(si == src.length ? si : si - 1);
           }
-          if (src[si++] != '=') {
-            throw corrupt(si - 2);
-          }
+          si++;
         }
         if (skipNewlines(src, si) < src.length) {
           throw corrupt(skipNewlines(src, si)); // data after the padding
         }
-        return Base64.getDecoder().decode(digits.toString());
+        break;
       }
     }
     return Base64.getDecoder().decode(digits.toString());
@@ -225,8 +202,8 @@ final class JsonpbPrecheck {
     return v.isJsonPrimitive() && v.getAsJsonPrimitive().isString();
   }
 
-  private static JsonElement kind(JsonElement v, String wanted, String goType) throws InvalidProtocolBufferException {
-    if (!kindOf(v).equals(wanted)) {
+  private static JsonElement expect(JsonElement v, boolean fits, String goType) throws InvalidProtocolBufferException {
+    if (!fits) {
       throw typeError(v, goType);
     }
     return v;

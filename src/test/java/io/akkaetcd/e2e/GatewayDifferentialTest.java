@@ -156,6 +156,11 @@ class GatewayDifferentialTest {
         post("/v3/cluster/member/remove", "{\"ID\":-1}"),
         post("/v3/cluster/member/update", "{\"ID\":\"1\",\"peerURLs\":[1]}"),
         post("/v3/auth/user/add", "{\"name\":5}"),
+        post("/v3/kv/range", "{\"key\":\"Zm9v\",\"limit\":\"-\"}"),
+        post("/v3/kv/range", "{\"key\":\"Zm9v\",\"limit\":\"1x\"}"),
+        post("/v3/kv/range", "{\"key\":\"Zm9=\",\"limit\":\"1e2\"}"),
+        post("/v3/kv/range", "{\"key\":\"Zm9v\\nYQ==\"}"),
+        post("/v3/kv/range", "{\"key\":[null,1]}"),
         // a stream's first request that does not decode fails the call (code Unknown); a later one
         // only ends the requests
         post("/v3/watch", "notjson"),
