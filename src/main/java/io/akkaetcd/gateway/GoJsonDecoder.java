@@ -40,10 +40,7 @@ final class GoJsonDecoder {
 
   /** As above, over UTF-8 bytes. */
   static Decoded first(byte[] b) throws DecodeException {
-    int start = 0;
-    while (start < b.length && space(b[start])) {
-      start++;
-    }
+    int start = skipSpace(b, 0);
     if (start == b.length) {
       return new Decoded(null, b.length);
     }
@@ -61,6 +58,38 @@ final class GoJsonDecoder {
       throw new DecodeException("json: cannot unmarshal " + kind + " into Go value of type map[string]json.RawMessage");
     }
     return new Decoded(json.equals("null") ? "{}" : json, end);
+  }
+
+  /**
+   * json.Unmarshal's checkValid over {@code b}: one value amid blanks, else Go's words ({@code
+   * unexpected end of JSON input}, {@code invalid character '2' after top-level value}); at EOF the
+   * scanner steps a blank first, as its eof() does.
+   */
+  static void checkValid(byte[] b) throws DecodeException {
+    int start = skipSpace(b, 0);
+    if (start < b.length) {
+      Scanner scanner = new Scanner(b);
+      try {
+        int end = skipSpace(b, scanner.scan(start));
+        if (end < b.length) {
+          throw new DecodeException("invalid character " + Scanner.quoteChar(b[end] & 0xff) + " after top-level value");
+        }
+        return;
+      } catch (DecodeException e) {
+        if (!e.incomplete) {
+          throw e;
+        }
+        scanner.step((byte) ' '); // the scanner's eof(): "-" fails as "invalid character ' ' in numeric literal"
+      }
+    }
+    throw new DecodeException("unexpected end of JSON input", true);
+  }
+
+  private static int skipSpace(byte[] b, int i) {
+    while (i < b.length && space(b[i])) {
+      i++;
+    }
+    return i;
   }
 
   private static boolean space(byte c) {
@@ -84,12 +113,14 @@ final class GoJsonDecoder {
     private String literal;
     private int literalAt;
     private boolean done;
+    /** A top-level number ended at the byte after it, which is not part of the value. */
+    private boolean delimited;
 
     Scanner(byte[] b) {
       this.b = b;
     }
 
-    /** The index just past the value that starts at {@code start}. */
+    /** The index just past the value that starts at {@code start} (a number's delimiter unread). */
     int scan(int start) throws DecodeException {
       for (int i = start; i < b.length; i++) {
         step(b[i]);
@@ -98,7 +129,7 @@ final class GoJsonDecoder {
         }
         if (state == State.END_VALUE && stack.isEmpty()) {
           // a scalar ends at the next byte, which the decoder does not consume
-          return i + 1;
+          return delimited ? i : i + 1;
         }
       }
       if (stack.isEmpty() && (state == State.END_VALUE || endsScalar())) {
@@ -292,6 +323,7 @@ final class GoJsonDecoder {
     private void endValue(byte c) throws DecodeException {
       if (stack.isEmpty()) {
         state = State.END_VALUE; // a top-level scalar: the decoder stops before this byte
+        delimited = true;
         return;
       }
       if (space(c)) {

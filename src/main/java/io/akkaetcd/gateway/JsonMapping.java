@@ -10,7 +10,8 @@ import com.google.protobuf.util.JsonFormat;
  * emitted), by protobuf-java-util's proto3 JSON: field names as the .proto declares them
  * ({@code cluster_id}, {@code ID}, {@code clientURLs}), int64 as strings, bytes as standard base64,
  * enums by name, zero values left out. Input takes proto or lowerCamel names, integers as numbers
- * or strings, and ignores unknown fields, as jsonpb's unmarshaler in the gateway does.
+ * or strings, and ignores unknown fields, as jsonpb's unmarshaler in the gateway does; a value of
+ * the wrong type fails with jsonpb's words ({@link JsonpbPrecheck}) before JsonFormat reads it.
  */
 final class JsonMapping {
   private JsonMapping() {}
@@ -40,7 +41,7 @@ final class JsonMapping {
   /** Parses one value {@link GoJsonDecoder} cut out (null: EOF, the empty request). */
   static Message parseDecoded(String json, Message.Builder into) throws InvalidProtocolBufferException {
     if (json != null) {
-      PARSER.merge(json, into);
+      PARSER.merge(JsonpbPrecheck.checked(json, into.getDescriptorForType()), into);
     }
     return into.build();
   }

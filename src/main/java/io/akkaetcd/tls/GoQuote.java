@@ -1,10 +1,11 @@
 package io.akkaetcd.tls;
 
-/** Go's {@code %q} of a string (strconv.Quote), as etcd's TLS errors print names and values. */
-final class GoQuote {
+/** Go's {@code %q} of a string (strconv.Quote), as etcd's TLS errors print names and values
+ * and jsonpb an unknown enum name. */
+public final class GoQuote {
   private GoQuote() {}
 
-  static String q(String s) {
+  public static String q(String s) {
     StringBuilder b = new StringBuilder("\"");
     s.codePoints().forEach(c -> {
       switch (c) {
