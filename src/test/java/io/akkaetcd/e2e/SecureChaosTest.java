@@ -46,12 +46,15 @@ class SecureChaosTest extends ClusterChaosTest {
   private final List<String> ctlTls;
   private final TestCerts.Issued loadCert;
   private final TestCerts.Issued rootCert;
+  /** For the JSON gateway, which refuses a certificate with a CN under --client-cert-auth, as etcd's does. */
+  private final TestCerts.Issued gatewayCert;
   private int strangers;
 
   SecureChaosTest() throws java.io.IOException {
     dir = Files.createTempDirectory("securechaos");
     ca = TestCerts.create(dir.resolve("ca"));
     rootCert = ca.client("root");
+    gatewayCert = ca.clientWithoutCn("gateway");
     ctlTls = etcdctlFlags(ca, rootCert);
     loadCert = ca.client(USER);
     tls = new ServerProcess.Tls("https", "https", serverFlags(ca, ca.server("member")), ctlTls);
@@ -199,7 +202,7 @@ class SecureChaosTest extends ClusterChaosTest {
     try {
       java.net.http.HttpClient http = java.net.http.HttpClient.newBuilder()
           .version(java.net.http.HttpClient.Version.HTTP_1_1)
-          .sslContext(new io.akkaetcd.tls.JdkClient(ca.caCertificate(), rootCert).context()).build();
+          .sslContext(new io.akkaetcd.tls.JdkClient(ca.caCertificate(), gatewayCert).context()).build();
       java.net.http.HttpResponse<String> r = http.send(java.net.http.HttpRequest.newBuilder()
           .uri(java.net.URI.create(m.clientUrl() + "/v3/auth/status")).timeout(Duration.ofSeconds(30))
           .POST(java.net.http.HttpRequest.BodyPublishers.ofString("{}")).build(),
