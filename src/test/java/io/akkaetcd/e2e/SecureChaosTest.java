@@ -75,7 +75,7 @@ class SecureChaosTest extends ClusterChaosTest {
 
   /**
    * Off in bin/test until it passes there: on the loaded machine the first two runs met a leaderless
-   * stretch (20 s without a leader after the leader froze; "no leader" on member add), and three
+   * stretch (20 s without a leader after the leader froze; "no leader" on member add), and four
    * more at a load average near 40 never formed the cluster in 180 s (nor did the plain cycle then).
    * Run it with {@code -Dchaos.secure=true}; see docs/chaos.md.
    */
