@@ -25,10 +25,11 @@ import javax.net.ssl.X509ExtendedKeyManager;
  * A plain JDK TLS client for the tests, built without the code under test: trusts one CA
  * certificate and optionally presents an {@link TestCerts.Issued} certificate.
  */
-final class JdkClient {
+public final class JdkClient {
   private final SSLContext context;
 
-  JdkClient(X509Certificate trustedCa, TestCerts.Issued clientCert) throws GeneralSecurityException, IOException {
+  public JdkClient(X509Certificate trustedCa, TestCerts.Issued clientCert)
+      throws GeneralSecurityException, IOException {
     this(trustedCa, clientCert, false);
   }
 
@@ -59,7 +60,7 @@ final class JdkClient {
     context.init(keyManagers, tmf.getTrustManagers(), null);
   }
 
-  SSLContext context() {
+  public SSLContext context() {
     return context;
   }
 

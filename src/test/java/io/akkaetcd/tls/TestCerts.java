@@ -124,15 +124,24 @@ public final class TestCerts {
   }
 
   /**
+   * A client certificate without a CN: the one etcd's HTTPS gateway serves under --client-cert-auth
+   * (it answers 400 to a certificate with a CN, which it would not use as the user).
+   */
+  public Issued clientWithoutCn(String fileName) {
+    return issue(fileName, null, List.of(), false, KeyFormat.EC_PKCS8);
+  }
+
+  /**
    * A certificate signed by this CA, written to {@code <fileName>.pem} and {@code <fileName>-key.pem}
    * (replaced atomically if they exist, as an operator's rotation would). {@code sans} entries that
    * look like IP addresses become IP SANs. {@code server}: server and client auth; else client only.
+   * {@code cn} null: a subject without a CN.
    */
   public Issued issue(String fileName, String cn, List<String> sans, boolean server, KeyFormat format) {
     try {
       KeyPair keys = keyPair(format);
       X509v3CertificateBuilder b = builder(X500Name.getInstance(caCert.getSubjectX500Principal().getEncoded()),
-          new X500Name("CN=" + cn + ",O=akka-etcd"), keys, Duration.ofDays(7));
+          new X500Name(cn == null ? "O=akka-etcd" : "CN=" + cn + ",O=akka-etcd"), keys, Duration.ofDays(7));
       b.addExtension(Extension.basicConstraints, true, new BasicConstraints(false));
       b.addExtension(Extension.keyUsage, true, new KeyUsage(KeyUsage.digitalSignature | KeyUsage.keyEncipherment));
       b.addExtension(Extension.extendedKeyUsage, false, new ExtendedKeyUsage(server
