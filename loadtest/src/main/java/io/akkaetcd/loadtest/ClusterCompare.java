@@ -52,10 +52,10 @@ final class ClusterCompare {
         seed(c.getValue());
         // Warm-up, both alike: long enough for three JVMs to finish compiling their hot paths on 2
         // cores (docs/results-history.md, 2026-11-23, late).
-        for (int i = 0; i < 8; i++) {
+        for (int i = 0; i < Compare.warmupRuns; i++) {
           run(c.getValue(), "put --clients 64 --conns 8 --key-space-size 100000 --total 40000");
         }
-        run(c.getValue(), "range bench-range --consistency l --clients 64 --conns 8 --total 30000");
+        if (Compare.warmupRuns > 0) run(c.getValue(), "range bench-range --consistency l --clients 64 --conns 8 --total 30000");
       }
       List<String> names = new ArrayList<>(clusters.keySet());
       for (Compare.Workload w : suite) {
