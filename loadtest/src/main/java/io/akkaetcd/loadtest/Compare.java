@@ -305,7 +305,9 @@ public final class Compare {
     Map<String, Double> fe = figures.get("etcd");
     Map<String, Double> fa = figures.get("akka-etcd");
     for (String k : fe.keySet()) {
-      b.append(String.format(Locale.ROOT, "| %s | %.1f | %.1f | %.2f |%n", k, fe.get(k), fa.getOrDefault(k, Double.NaN),
+      // a ratio (÷ in its name) gets two decimals, a size or time one
+      String f = k.contains("÷") ? "| %s | %.2f | %.2f | %.2f |%n" : "| %s | %.1f | %.1f | %.2f |%n";
+      b.append(String.format(Locale.ROOT, f, k, fe.get(k), fa.getOrDefault(k, Double.NaN),
           fa.getOrDefault(k, Double.NaN) / fe.get(k)));
     }
     System.out.println(b);
