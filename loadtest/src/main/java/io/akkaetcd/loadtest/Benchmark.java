@@ -3,6 +3,7 @@ package io.akkaetcd.loadtest;
 import io.grpc.ManagedChannel;
 import java.util.Arrays;
 import java.util.List;
+import java.util.function.Supplier;
 
 /**
  * An etcd-benchmark-equivalent load tool speaking the etcd v3 gRPC API to any etcd-compatible
@@ -26,10 +27,15 @@ public final class Benchmark {
       "  gateway-watch-latency    a chunked POST /v3/watch; --put-total puts over gRPC at --put-rate: p99 put->event",
       "  lock                     Lock+Unlock cycles (v3lockpb), each client with its own lease, on",
       "                           --names names (default: one per client)",
+      "  connect                  a new connection per operation (with --cacert a TLS handshake), one",
+      "                           serializable Range of --key (bench-range), close: counts full and",
+      "                           resumed TLS handshakes",
+      "  authenticate             Authenticate calls as --auth-name (bench), --auth-password (bench-pw)",
       "",
       "common flags (etcd benchmark's names and defaults):",
       "  --endpoints 127.0.0.1:2379   --conns 1   --clients 1   --total 10000   --rate 0 (unlimited)",
       "  --key-size 8   --val-size 8   --key-space-size 1   --sequential-keys false   --consistency l",
+      "  --key-prefix ''   --cacert CA.pem (TLS, the JDK's provider)   --user name:password (auth)",
       "",
       "Every run ends with one machine-readable line per report: RESULT {json}.");
 
@@ -42,16 +48,27 @@ public final class Benchmark {
       return;
     }
     List<String> endpoints = Arrays.asList(o.string("endpoints", "127.0.0.1:2379").split(","));
-    List<ManagedChannel> channels = Rpc.channels(endpoints, o.integer("conns", 1));
+    String cacert = o.string("cacert", "");
+    ClientAccess transport = cacert.isEmpty() ? ClientAccess.PLAIN
+        : new ClientAccess(TlsFiles.jdkClient(java.nio.file.Path.of(cacert)), null, null);
+    ClientAccess access = transport.as(o.string("user", ""));
+    List<ManagedChannel> channels = Rpc.channels(endpoints, o.integer("conns", 1), access);
     try {
-      for (Report r : run(o, channels)) System.out.print(r.print());
+      for (Report r : run(o, channels, () -> Rpc.channels(endpoints, 1, access).get(0))) System.out.print(r.print());
     } finally {
       Rpc.shutdown(channels);
     }
   }
 
-  /** Runs the command named by the first positional argument. */
+  /** Runs the command named by the first positional argument; it opens no connections of its own. */
   static List<Report> run(Options o, List<ManagedChannel> ch) throws InterruptedException {
+    return run(o, ch, () -> {
+      throw new IllegalArgumentException("this run opens no new connections");
+    });
+  }
+
+  /** As above; {@code dial} opens one more connection to the endpoints, as {@code ch} were opened. */
+  static List<Report> run(Options o, List<ManagedChannel> ch, Supplier<ManagedChannel> dial) throws InterruptedException {
     int clients = o.integer("clients", 1);
     long total = o.longValue("total", 10000);
     double rate = o.decimal("rate", 0);
@@ -68,6 +85,8 @@ public final class Benchmark {
       case "gateway-put" -> List.of(GatewayLoad.put(o, ch, clients, total, rate));
       case "gateway-watch-latency" -> List.of(GatewayLoad.watchLatency(o, ch));
       case "lock" -> LockLoad.lock(o, ch, clients, total, rate);
+      case "connect" -> List.of(ConnectLoad.connect(o, dial, clients, total, rate));
+      case "authenticate" -> List.of(AuthLoad.authenticate(o, ch, clients, total, rate));
       default -> throw new IllegalArgumentException("unknown command " + command + "\n" + USAGE);
     };
     o.checkAllUsed();

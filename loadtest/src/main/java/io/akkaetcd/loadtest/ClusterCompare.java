@@ -26,7 +26,8 @@ import java.util.concurrent.TimeUnit;
 final class ClusterCompare {
   private ClusterCompare() {}
 
-  static void run(String etcd, String akka, Path work, int size, int rounds, String only) throws Exception {
+  /** The cluster suite; with {@code tls} clients and peers talk TLS ({@code loadtest/compare --tls --members 3}). */
+  static void run(String etcd, String akka, Path work, int size, int rounds, String only, TlsFiles tls) throws Exception {
     Files.createDirectories(work.resolve("cluster"));
     List<Compare.Workload> suite = List.of(
         new Compare.Workload("put, 64 clients on all members", "put --clients 64 --conns 8 --key-space-size 100000 --total 30000"),
@@ -38,9 +39,9 @@ final class ClusterCompare {
         new Compare.Workload("range s, 64 clients", "range bench-range --consistency s --clients 64 --conns 8 --total 30000"))
         .stream().filter(w -> w.label().startsWith(only)).toList();
     Map<String, List<ServerUnderTest>> clusters = new LinkedHashMap<>();
-    clusters.put("etcd", ServerUnderTest.cluster(ServerUnderTest.Kind.ETCD, etcd, work.resolve("cluster"), size, List.of()));
+    clusters.put("etcd", ServerUnderTest.cluster(ServerUnderTest.Kind.ETCD, etcd, work.resolve("cluster"), size, List.of(), tls));
     clusters.put("akka-etcd", ServerUnderTest.cluster(ServerUnderTest.Kind.AKKA_ETCD, akka, work.resolve("cluster"), size,
-        List.of()));
+        List.of(), tls));
     Map<String, Map<String, List<Compare.Score>>> scores = new LinkedHashMap<>();
     Map<String, List<Double>> failover = new LinkedHashMap<>();
     try {
@@ -51,10 +52,10 @@ final class ClusterCompare {
         seed(c.getValue());
         // Warm-up, both alike: long enough for three JVMs to finish compiling their hot paths on 2
         // cores (docs/results-history.md, 2026-11-23, late).
-        for (int i = 0; i < 8; i++) {
+        for (int i = 0; i < Compare.warmupRuns; i++) {
           run(c.getValue(), "put --clients 64 --conns 8 --key-space-size 100000 --total 40000");
         }
-        run(c.getValue(), "range bench-range --consistency l --clients 64 --conns 8 --total 30000");
+        if (Compare.warmupRuns > 0) run(c.getValue(), "range bench-range --consistency l --clients 64 --conns 8 --total 30000");
       }
       List<String> names = new ArrayList<>(clusters.keySet());
       for (Compare.Workload w : suite) {
@@ -76,7 +77,7 @@ final class ClusterCompare {
     } finally {
       clusters.values().forEach(members -> members.forEach(ServerUnderTest::close));
     }
-    print(size, rounds, suite, scores, failover);
+    print(size, tls != null, rounds, suite, scores, failover);
   }
 
   private static List<String> endpoints(List<ServerUnderTest> members) {
@@ -84,7 +85,7 @@ final class ClusterCompare {
   }
 
   private static void seed(List<ServerUnderTest> members) throws Exception {
-    List<ManagedChannel> ch = Rpc.channels(endpoints(members), 1);
+    List<ManagedChannel> ch = Rpc.channels(endpoints(members), 1, members.get(0).access);
     try {
       Rpc.call(ch.get(0), Rpc.PUT, PutRequest.newBuilder().setKey(ByteString.copyFromUtf8("bench-range"))
           .setValue(ByteString.copyFrom(new byte[256])).build()).get();
@@ -104,7 +105,7 @@ final class ClusterCompare {
       case "follower" -> List.of(follower(members).endpoint);
       case "all" -> endpoints(members);
       default -> throw new IllegalArgumentException("--target must be leader, follower or all: " + target);
-    }, conns);
+    }, conns, members.get(0).access);
     try {
       return Benchmark.run(o, ch);
     } finally {
@@ -132,7 +133,7 @@ final class ClusterCompare {
     while (System.nanoTime() < deadline) {
       for (ServerUnderTest m : members) {
         if (m.alive()) {
-          List<ManagedChannel> ch = Rpc.channels(List.of(m.endpoint), 1);
+          List<ManagedChannel> ch = Rpc.channels(List.of(m.endpoint), 1, m.access);
           try {
             StatusResponse s = Rpc.call(ch.get(0), Rpc.STATUS, StatusRequest.getDefaultInstance()).get(1, TimeUnit.SECONDS);
             if (s.getLeader() != 0 && s.getLeader() == s.getHeader().getMemberId()) {
@@ -164,7 +165,7 @@ final class ClusterCompare {
   private static double failover(List<ServerUnderTest> members) throws InterruptedException {
     ServerUnderTest old = leader(members);
     List<ServerUnderTest> survivors = members.stream().filter(m -> m != old).toList();
-    List<ManagedChannel> ch = Rpc.channels(endpoints(survivors), survivors.size());
+    List<ManagedChannel> ch = Rpc.channels(endpoints(survivors), survivors.size(), old.access);
     PutRequest put = PutRequest.newBuilder().setKey(ByteString.copyFromUtf8("failover")).setValue(ByteString.copyFromUtf8("x")).build();
     try {
       for (ManagedChannel c : ch) {
@@ -196,11 +197,11 @@ final class ClusterCompare {
     return s.length % 2 == 1 ? s[s.length / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
   }
 
-  private static void print(int size, int rounds, List<Compare.Workload> suite,
+  private static void print(int size, boolean tls, int rounds, List<Compare.Workload> suite,
       Map<String, Map<String, List<Compare.Score>>> scores, Map<String, List<Double>> failover) {
     StringBuilder b = new StringBuilder();
-    b.append(String.format(Locale.ROOT, "%n## %s, %d members each, %d cores, median of %d alternating rounds%n%n",
-        LocalDate.now(), size, Runtime.getRuntime().availableProcessors(), rounds));
+    b.append(String.format(Locale.ROOT, "%n## %s, %d members each%s, %d cores, median of %d alternating rounds%n%n",
+        LocalDate.now(), size, tls ? ", TLS to clients and peers" : "", Runtime.getRuntime().availableProcessors(), rounds));
     b.append("| workload | etcd ops/s | akka-etcd ops/s | ratio | p50 ms etcd / akka | p99 ms etcd / akka | server CPU µs/op etcd / akka | tool CPU µs/op etcd / akka | notes |\n");
     b.append("|---|---:|---:|---:|---:|---:|---:|---:|---|\n");
     for (Compare.Workload w : suite) {

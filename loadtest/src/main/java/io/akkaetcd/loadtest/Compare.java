@@ -26,6 +26,7 @@ public final class Compare {
   private static final String USAGE = String.join("\n",
       "usage: loadtest/compare [--suite quick|full] [--rounds 3] [--big] [--etcd PATH] [--akka-etcd PATH] [--work DIR]",
       "                        [--idle-watches 100000] [--held-leases 100000] [--only LABEL-PREFIX] [--members N]",
+      "                        [--tls] [--user] [--warmup-runs 7 (8 with --members)]",
       "",
       "Starts etcd and akka-etcd (one member each, same flags, free loopback ports, fresh data dirs),",
       "warms both up, runs each workload on both in turn, --rounds times in alternating order, and",
@@ -34,10 +35,20 @@ public final class Compare {
       "keys (8-byte keys, 256-byte values): RSS and restart time.",
       "",
       "--members 3 compares clusters instead: an etcd and an akka-etcd cluster of that size, puts and",
-      "ranges with clients spread over the members, then leader failover (kill -9 of the leader).");
+      "ranges with clients spread over the members, then leader failover (kill -9 of the leader).",
+      "",
+      "--tls serves clients (https) and peers with one certificate from a CA made for the run; the",
+      "tool's clients (the JDK's TLS) trust that CA. With one member the suite is then puts over TLS",
+      "and new TLS connections per second (full and resumed handshakes counted); with --members 3",
+      "the cluster suite, peers over TLS too. --user compares auth instead: puts with auth off, then",
+      "auth on (root, user bench with one prefix, user bench1000 with 1,000) puts as bench and as",
+      "bench1000, and Authenticate calls per second. --tls --user runs the auth suite over TLS.");
 
   /** The comparison's put workload with 64 clients, --total aside (loadtest/in-process runs it too). */
   static final String PUTS_64_CLIENTS = "put --clients 64 --conns 8 --key-space-size 100000";
+
+  /** Put runs in each server's warm-up (--warmup-runs): 50,000 puts each, 40,000 on a cluster. */
+  static int warmupRuns = 7;
 
   private Compare() {}
 
@@ -78,9 +89,18 @@ public final class Compare {
     int heldLeases = o.integer("held-leases", 100_000);
     String only = o.string("only", "");
     int members = o.integer("members", 1);
+    warmupRuns = o.integer("warmup-runs", members > 1 ? 8 : 7);
+    boolean tlsOn = o.bool("tls", false);
+    boolean user = o.bool("user", false);
     o.checkAllUsed();
+    TlsFiles tls = tlsOn ? TlsFiles.create(work.resolve("tls")) : null;
     if (members > 1) {
-      ClusterCompare.run(etcd, akka, work, members, rounds, only);
+      if (user) throw new IllegalArgumentException("--user compares one member each; drop --members");
+      ClusterCompare.run(etcd, akka, work, members, rounds, only, tls);
+      return;
+    }
+    if (tlsOn || user) {
+      SecureCompare.run(etcd, akka, work.resolve("suite"), suiteName, rounds, only, tls, user);
       return;
     }
 
@@ -99,25 +119,9 @@ public final class Compare {
       }
       for (ServerUnderTest server : servers) {
         seed(server);
-        // Warm-up, both alike, until akka-etcd's JIT compiler has settled, on new connections
-        // each run as every measured round opens its own; a single client's put has its own
-        // (docs/results-history.md, 2026-11-23 late and 2026-11-24 evening).
-        for (int run = 0; run < 7; run++) {
-          runQuiet(server, PUTS_64_CLIENTS + " --total 50000");
-        }
-        runQuiet(server, "put --clients 1 --total 2000");
+        warmUp(server);
       }
-      // Each workload runs on both servers in turn, the order alternating, `rounds` times: the
-      // machine's drift then falls on both, and the median of the rounds is reported.
-      for (Workload w : suite) {
-        for (int round = 0; round < rounds; round++) {
-          List<ServerUnderTest> order = round % 2 == 0 ? servers : List.of(a, e);
-          for (ServerUnderTest server : order) {
-            scores.computeIfAbsent(w.label(), k -> new LinkedHashMap<>())
-                .computeIfAbsent(server.name(), k -> new ArrayList<>()).add(measure(server, w));
-          }
-        }
-      }
+      measureRounds(suite, servers, rounds, scores);
       for (ServerUnderTest server : servers) {
         figures.get(server.name()).put("RSS MiB after suite", server.rssBytes() / 1048576.0);
       }
@@ -144,7 +148,37 @@ public final class Compare {
     print(suiteName, rounds, suite, scores, figures);
   }
 
-  private static void seed(ServerUnderTest server) throws Exception {
+  /**
+   * Warm-up, both alike, until akka-etcd's JIT compiler has settled, on new connections each run
+   * as every measured round opens its own; a single client's put has its own
+   * (docs/results-history.md, 2026-11-23 late and 2026-11-24 evening). --warmup-runs 0 only for
+   * trying a workload out: figures from cold servers are not comparable.
+   */
+  static void warmUp(ServerUnderTest server) throws InterruptedException {
+    for (int run = 0; run < warmupRuns; run++) {
+      runQuiet(server, PUTS_64_CLIENTS + " --total 50000");
+    }
+    runQuiet(server, "put --clients 1 --total 2000");
+  }
+
+  /**
+   * Each workload runs on both servers (etcd first) in turn, the order alternating, {@code rounds}
+   * times: the machine's drift then falls on both, and the median of the rounds is reported.
+   */
+  static void measureRounds(List<Workload> suite, List<ServerUnderTest> servers, int rounds,
+      Map<String, Map<String, List<Score>>> scores) throws InterruptedException {
+    for (Workload w : suite) {
+      for (int round = 0; round < rounds; round++) {
+        List<ServerUnderTest> order = round % 2 == 0 ? servers : List.of(servers.get(1), servers.get(0));
+        for (ServerUnderTest server : order) {
+          scores.computeIfAbsent(w.label(), k -> new LinkedHashMap<>())
+              .computeIfAbsent(server.name(), k -> new ArrayList<>()).add(measure(server, w));
+        }
+      }
+    }
+  }
+
+  static void seed(ServerUnderTest server) throws Exception {
     List<ManagedChannel> ch = channels(server, 1);
     try {
       Rpc.call(ch.get(0), Rpc.PUT, PutRequest.newBuilder().setKey(ByteString.copyFromUtf8("bench-range"))
@@ -154,21 +188,23 @@ public final class Compare {
     }
   }
 
-  private static List<ManagedChannel> channels(ServerUnderTest server, int conns) {
-    return Rpc.channels(List.of(server.endpoint), conns);
+  static List<ManagedChannel> channels(ServerUnderTest server, int conns) {
+    return Rpc.channels(List.of(server.endpoint), conns, server.access);
   }
 
-  private static List<Report> runQuiet(ServerUnderTest server, String args) throws InterruptedException {
+  /** One benchmark run on fresh connections; {@code --user name:password} in the args authenticates them. */
+  static List<Report> runQuiet(ServerUnderTest server, String args) throws InterruptedException {
     Options o = new Options(args.split(" "));
-    List<ManagedChannel> ch = channels(server, o.integer("conns", 1));
+    ClientAccess access = server.access.as(o.string("user", ""));
+    List<ManagedChannel> ch = Rpc.channels(List.of(server.endpoint), o.integer("conns", 1), access);
     try {
-      return Benchmark.run(o, ch);
+      return Benchmark.run(o, ch, () -> Rpc.channels(List.of(server.endpoint), 1, access).get(0));
     } finally {
       Rpc.shutdown(ch);
     }
   }
 
-  private static Score measure(ServerUnderTest server, Workload w) throws InterruptedException {
+  static Score measure(ServerUnderTest server, Workload w) throws InterruptedException {
     long cpu0 = server.cpuMillis();
     long tool0 = ProcessCpu.toolMillis();
     List<Report> reports = runQuiet(server, w.args());
@@ -179,6 +215,11 @@ public final class Compare {
     String note = r.errorCount() > 0 ? r.errorCount() + " errors" : "";
     Object faulty = r.extra.get("faulty_watchers");
     if (faulty != null && ((Number) faulty).longValue() > 0) note += " " + faulty + " watchers missed/reordered events";
+    Object resumed = r.extra.get("tls_resumed_handshakes");
+    if (resumed != null) {
+      long handshakes = ((Number) resumed).longValue() + ((Number) r.extra.get("tls_full_handshakes")).longValue();
+      note += " " + resumed + " of " + handshakes + " TLS handshakes resumed";
+    }
     long ok = Math.max(1, r.okCount());
     return new Score(r.throughput(), r.percentileMs(50), r.percentileMs(99), cpu * 1000.0 / ok, tool * 1000.0 / ok, note.trim());
   }
@@ -242,7 +283,7 @@ public final class Compare {
     return v.length % 2 == 1 ? v[v.length / 2] : (v[v.length / 2 - 1] + v[v.length / 2]) / 2;
   }
 
-  private static void print(String suiteName, int rounds, List<Workload> suite, Map<String, Map<String, List<Score>>> scores,
+  static void print(String suiteName, int rounds, List<Workload> suite, Map<String, Map<String, List<Score>>> scores,
       Map<String, Map<String, Double>> figures) {
     StringBuilder b = new StringBuilder();
     b.append(String.format(Locale.ROOT, "%n## %s, suite %s, 1 member, %d cores, median of %d alternating rounds%n%n",
@@ -264,7 +305,9 @@ public final class Compare {
     Map<String, Double> fe = figures.get("etcd");
     Map<String, Double> fa = figures.get("akka-etcd");
     for (String k : fe.keySet()) {
-      b.append(String.format(Locale.ROOT, "| %s | %.1f | %.1f | %.2f |%n", k, fe.get(k), fa.getOrDefault(k, Double.NaN),
+      // a ratio (÷ in its name) gets two decimals, a size or time one
+      String f = k.contains("÷") ? "| %s | %.2f | %.2f | %.2f |%n" : "| %s | %.1f | %.1f | %.2f |%n";
+      b.append(String.format(Locale.ROOT, f, k, fe.get(k), fa.getOrDefault(k, Double.NaN),
           fa.getOrDefault(k, Double.NaN) / fe.get(k)));
     }
     System.out.println(b);

@@ -53,9 +53,12 @@ final class KvLoad {
     int keySize = o.integer("key-size", 8);
     int keySpace = o.integer("key-space-size", 1);
     boolean sequential = o.bool("sequential-keys", false);
+    // --key-prefix puts every key under a prefix (a user's permission), before the --key-size bytes
+    ByteString prefix = ByteString.copyFromUtf8(o.string("key-prefix", ""));
     ByteString value = randomBytes(o.integer("val-size", 8));
     return ClosedLoop.run(name, ch, clients, total, rate, (c, client, seq, done) -> {
-      PutRequest req = PutRequest.newBuilder().setKey(key(keyNumber(seq, keySpace, sequential), keySize)).setValue(value).build();
+      ByteString k = key(keyNumber(seq, keySpace, sequential), keySize);
+      PutRequest req = PutRequest.newBuilder().setKey(prefix.isEmpty() ? k : prefix.concat(k)).setValue(value).build();
       sender.send(c, req, done);
     });
   }

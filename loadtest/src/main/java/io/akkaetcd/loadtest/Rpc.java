@@ -38,6 +38,8 @@ final class Rpc {
   static final MethodDescriptor<io.akkaetcd.proto.v3lockpb.UnlockRequest, io.akkaetcd.proto.v3lockpb.UnlockResponse> UNLOCK =
       unary("v3lockpb.Lock/Unlock", io.akkaetcd.proto.v3lockpb.UnlockRequest.getDefaultInstance(),
           io.akkaetcd.proto.v3lockpb.UnlockResponse.getDefaultInstance());
+  static final MethodDescriptor<AuthenticateRequest, AuthenticateResponse> AUTHENTICATE =
+      unary("etcdserverpb.Auth/Authenticate", AuthenticateRequest.getDefaultInstance(), AuthenticateResponse.getDefaultInstance());
   static final MethodDescriptor<WatchRequest, WatchResponse> WATCH = bidi("etcdserverpb.Watch/Watch", WatchRequest.getDefaultInstance(), WatchResponse.getDefaultInstance());
   static final MethodDescriptor<LeaseKeepAliveRequest, LeaseKeepAliveResponse> KEEP_ALIVE = bidi("etcdserverpb.Lease/LeaseKeepAlive", LeaseKeepAliveRequest.getDefaultInstance(), LeaseKeepAliveResponse.getDefaultInstance());
 
@@ -59,7 +61,7 @@ final class Rpc {
   private static final EventLoopGroup LOOPS = new EpollEventLoopGroup(Runtime.getRuntime().availableProcessors(),
       new DefaultThreadFactory("loadtest-io", true));
 
-  private static <Q extends Message, R extends Message> MethodDescriptor<Q, R> unary(String name, Q req, R resp) {
+  static <Q extends Message, R extends Message> MethodDescriptor<Q, R> unary(String name, Q req, R resp) {
     return MethodDescriptor.<Q, R>newBuilder().setType(MethodDescriptor.MethodType.UNARY).setFullMethodName(name)
         .setRequestMarshaller(ProtoUtils.marshaller(req)).setResponseMarshaller(ProtoUtils.marshaller(resp)).build();
   }
@@ -69,19 +71,49 @@ final class Rpc {
         .setRequestMarshaller(ProtoUtils.marshaller(req)).setResponseMarshaller(ProtoUtils.marshaller(resp)).build();
   }
 
-  /** {@code conns} channels spread over the endpoints ("host:port" or "http://host:port"). */
+  /** {@code conns} plaintext channels spread over the endpoints ("host:port" or "http://host:port"). */
   static List<ManagedChannel> channels(List<String> endpoints, int conns) {
+    return channels(endpoints, conns, ClientAccess.PLAIN);
+  }
+
+  /**
+   * {@code conns} channels spread over the endpoints, reached as {@code access} says; with a user,
+   * each channel has authenticated (one Authenticate call) before it is returned.
+   */
+  static List<ManagedChannel> channels(List<String> endpoints, int conns, ClientAccess access) {
     List<ManagedChannel> out = new ArrayList<>();
-    for (int i = 0; i < conns; i++) {
-      String ep = endpoints.get(i % endpoints.size()).replaceFirst("^https?://", "");
-      int colon = ep.lastIndexOf(':');
-      // No retries: the tool counts a failure as one, and a retrying call keeps bookkeeping of
-      // its own on every call.
-      out.add(NettyChannelBuilder.forAddress(ep.substring(0, colon), Integer.parseInt(ep.substring(colon + 1)))
-          .eventLoopGroup(LOOPS).channelType(EpollSocketChannel.class).disableRetry()
-          .usePlaintext().directExecutor().maxInboundMessageSize(64 << 20).flowControlWindow(4 << 20).build());
+    try {
+      for (int i = 0; i < conns; i++) {
+        out.add(channel(endpoints.get(i % endpoints.size()), access));
+      }
+    } catch (RuntimeException e) {
+      shutdown(out);
+      throw e;
     }
     return out;
+  }
+
+  private static ManagedChannel channel(String endpoint, ClientAccess access) {
+    String ep = endpoint.replaceFirst("^https?://", "");
+    int colon = ep.lastIndexOf(':');
+    // No retries: the tool counts a failure as one, and a retrying call keeps bookkeeping of
+    // its own on every call.
+    NettyChannelBuilder b = NettyChannelBuilder.forAddress(ep.substring(0, colon), Integer.parseInt(ep.substring(colon + 1)))
+        .eventLoopGroup(LOOPS).channelType(EpollSocketChannel.class).disableRetry()
+        .directExecutor().maxInboundMessageSize(64 << 20).flowControlWindow(4 << 20);
+    if (access.tls() == null) b.usePlaintext();
+    else b.sslContext(access.tls());
+    if (access.user() == null) return b.build();
+    AuthToken token = new AuthToken();
+    ManagedChannel ch = b.intercept(token).build();
+    try {
+      token.set(call(ch, AUTHENTICATE, AuthenticateRequest.newBuilder().setName(access.user())
+          .setPassword(access.password()).build()).get(30, TimeUnit.SECONDS).getToken());
+      return ch;
+    } catch (Exception e) {
+      ch.shutdownNow();
+      throw new IllegalStateException("cannot authenticate as " + access.user() + " on " + endpoint, e);
+    }
   }
 
   static void shutdown(List<ManagedChannel> channels) {

@@ -30,6 +30,8 @@ final class ServerUnderTest implements AutoCloseable {
 
   final Kind kind;
   final String endpoint;
+  /** How the tool's clients reach it: plaintext, or TLS trusting the run's CA. */
+  final ClientAccess access;
   private final List<String> command;
   private final Path dataDir;
   private final String peerUrl;
@@ -40,35 +42,52 @@ final class ServerUnderTest implements AutoCloseable {
 
   /** A member on its own. */
   ServerUnderTest(Kind kind, String executable, Path workDir, List<String> extraFlags) {
-    this(kind, executable, workDir, "default", "http://127.0.0.1:" + freePort(), null, extraFlags);
+    this(kind, executable, workDir, extraFlags, null);
+  }
+
+  /** A member on its own, serving clients and peers over TLS with {@code tls}'s certificate unless null. */
+  ServerUnderTest(Kind kind, String executable, Path workDir, List<String> extraFlags, TlsFiles tls) {
+    this(kind, executable, workDir, "default", scheme(tls) + "://127.0.0.1:" + freePort(), null, extraFlags, tls);
   }
 
   private ServerUnderTest(Kind kind, String executable, Path workDir, String name, String peerUrl,
-      String initialCluster, List<String> extraFlags) {
+      String initialCluster, List<String> extraFlags, TlsFiles tls) {
     this.kind = kind;
     this.endpoint = "127.0.0.1:" + freePort();
+    this.access = tls == null ? ClientAccess.PLAIN : tls.access();
     String base = kind.name().toLowerCase() + (name.equals("default") ? "" : "-" + name);
     this.dataDir = workDir.resolve(base + ".data");
     this.peerUrl = peerUrl;
     this.log = workDir.resolve(base + ".log");
     command = new ArrayList<>(List.of(executable));
-    command.addAll(memberFlags(name, dataDir, endpoint, peerUrl, initialCluster != null ? initialCluster : name + "=" + peerUrl));
+    command.addAll(urlFlags(name, dataDir, access.scheme() + "://" + endpoint, peerUrl,
+        initialCluster != null ? initialCluster : name + "=" + peerUrl));
+    if (tls != null) command.addAll(tls.serverFlags());
     command.addAll(extraFlags);
+  }
+
+  private static String scheme(TlsFiles tls) {
+    return tls == null ? "http" : "https";
   }
 
   /** etcd's flags for one member serving client requests on {@code endpoint} (host:port). */
   static List<String> memberFlags(String name, Path dataDir, String endpoint, String peerUrl, String initialCluster) {
+    return urlFlags(name, dataDir, "http://" + endpoint, peerUrl, initialCluster);
+  }
+
+  private static List<String> urlFlags(String name, Path dataDir, String clientUrl, String peerUrl, String initialCluster) {
     return List.of("--name", name, "--data-dir", dataDir.toString(),
-        "--listen-client-urls", "http://" + endpoint, "--advertise-client-urls", "http://" + endpoint,
+        "--listen-client-urls", clientUrl, "--advertise-client-urls", clientUrl,
         "--listen-peer-urls", peerUrl, "--initial-advertise-peer-urls", peerUrl,
         "--initial-cluster", initialCluster);
   }
 
-  /** The members of one cluster (names m1, m2, ...), not started. */
-  static List<ServerUnderTest> cluster(Kind kind, String executable, Path workDir, int size, List<String> extraFlags) {
+  /** The members of one cluster (names m1, m2, ...), not started; over TLS with {@code tls} unless null. */
+  static List<ServerUnderTest> cluster(Kind kind, String executable, Path workDir, int size, List<String> extraFlags,
+      TlsFiles tls) {
     List<String> peerUrls = new ArrayList<>();
     for (int i = 0; i < size; i++) {
-      peerUrls.add("http://127.0.0.1:" + freePort());
+      peerUrls.add(scheme(tls) + "://127.0.0.1:" + freePort());
     }
     List<String> named = new ArrayList<>();
     for (int i = 0; i < size; i++) {
@@ -77,7 +96,7 @@ final class ServerUnderTest implements AutoCloseable {
     String initial = String.join(",", named);
     List<ServerUnderTest> members = new ArrayList<>();
     for (int i = 0; i < size; i++) {
-      members.add(new ServerUnderTest(kind, executable, workDir, "m" + (i + 1), peerUrls.get(i), initial, extraFlags));
+      members.add(new ServerUnderTest(kind, executable, workDir, "m" + (i + 1), peerUrls.get(i), initial, extraFlags, tls));
     }
     return members;
   }
@@ -112,7 +131,7 @@ final class ServerUnderTest implements AutoCloseable {
   /** Waits until the server answers a linearizable read; the milliseconds since {@link #launch()}. */
   long awaitServing() {
     long t0 = launchedAt;
-    List<ManagedChannel> ch = Rpc.channels(List.of(endpoint), 1);
+    List<ManagedChannel> ch = Rpc.channels(List.of(endpoint), 1, access);
     try {
       long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(5);
       RangeRequest probe = RangeRequest.newBuilder().setKey(ByteString.copyFromUtf8("health")).build();
