@@ -17,6 +17,7 @@ import akka.stream.Materializer;
 import akka.stream.javadsl.Source;
 import io.akkaetcd.api.pipeline.Methods;
 import io.akkaetcd.api.pipeline.Pipeline;
+import io.akkaetcd.concurrency.Attempt;
 import io.akkaetcd.wait.ResponseBatch;
 import java.util.HashMap;
 import java.util.Map;
@@ -51,7 +52,7 @@ public final class GrpcServiceHandler implements Function<HttpRequest, Completio
       CompletableFuture.completedFuture(HttpResponse.create().withStatus(StatusCodes.UNSUPPORTED_MEDIA_TYPE));
 
   /** A method of the service, by its kind. */
-  private sealed interface Method permits Unary, Cancelable, Stream {}
+  private sealed interface Method permits Unary, Cancelable, Waiting, Stream {}
 
   /** @param name etcd's full method name, built once */
   private record Unary<Q, R>(String name, ProtobufSerializer<Parsed<Q>> in, ProtobufSerializer<R> out,
@@ -63,6 +64,13 @@ public final class GrpcServiceHandler implements Function<HttpRequest, Completio
    */
   private record Cancelable<Q, R>(String name, ProtobufSerializer<Parsed<Q>> in, ProtobufSerializer<R> out,
                                   BiFunction<Q, CompletionStage<Void>, CompletionStage<R>> call) implements Method {}
+
+  /**
+   * A unary method whose first step may leave a wait (Lock): a {@link Attempt.Done} goes out as a
+   * unary answer, a {@link Attempt.Waiting} one as a {@link Cancelable} does.
+   */
+  private record Waiting<Q, R>(String name, ProtobufSerializer<Parsed<Q>> in, ProtobufSerializer<R> out,
+                               java.util.function.Function<Q, CompletionStage<Attempt<R>>> call) implements Method {}
 
   /** A bidirectional stream; a server stream is one whose requests are its one request. */
   private record Stream<Q, R>(String name, ProtobufSerializer<Q> in, ProtobufSerializer<R> out, boolean serverStream,
@@ -190,6 +198,17 @@ public final class GrpcServiceHandler implements Function<HttpRequest, Completio
       return this;
     }
 
+    /**
+     * A unary method that may have to wait: its answer goes out unary when its first step has it;
+     * only a wait costs the response stream of {@link #cancelable}.
+     */
+    public <Q, R> Builder waiting(String name, ProtobufSerializer<Q> in, ProtobufSerializer<R> out,
+        java.util.function.Function<Q, CompletionStage<Attempt<R>>> call) {
+      methods.put(name, new Waiting<>(Methods.of(service, name), parsing(counted(in, null), receiveLimit),
+          counted(out, null), call));
+      return this;
+    }
+
     private <T> ProtobufSerializer<T> counted(ProtobufSerializer<T> codec, String streamMethod) {
       return metrics == null ? codec : new CountingSerializer<>(codec, metrics, streamMethod);
     }
@@ -240,6 +259,7 @@ public final class GrpcServiceHandler implements Function<HttpRequest, Completio
     return GrpcNegotiation.negotiated(request, (reader, writer) -> method instanceof Unary<?, ?> unary
             ? unary(unary, request, reader, writer)
             : method instanceof Cancelable<?, ?> cancelable ? cancelable(cancelable, request, reader, writer)
+            : method instanceof Waiting<?, ?> waiting ? waiting(waiting, request, reader, writer)
             : stream((Stream<?, ?>) method, request, reader, writer))
         .orElse(UNSUPPORTED_MEDIA_TYPE);
   }
@@ -253,13 +273,35 @@ public final class GrpcServiceHandler implements Function<HttpRequest, Completio
         .handleAsync((response, error) -> error == null
             ? GrpcMarshalling.marshal(response, m.out(), writer, system, errors)
             : GrpcExceptionHandler.standard(grpcStatus(error), errors, writer, system), SAME_THREAD)
-        .whenComplete((marshalled, failure) -> {
-          if (failure != null) {
-            out.completeExceptionally(failure);
-          } else {
-            ResponseBatch.complete(out, marshalled); // held back while the applier answers a batch
-          }
-        });
+        .whenComplete((marshalled, failure) -> deliver(out, marshalled, failure));
+    return out;
+  }
+
+  private static void deliver(CompletableFuture<HttpResponse> out, HttpResponse marshalled, Throwable failure) {
+    if (failure != null) {
+      out.completeExceptionally(failure);
+    } else {
+      ResponseBatch.complete(out, marshalled); // held back while the applier answers a batch
+    }
+  }
+
+  /**
+   * The first step runs as a unary call. An answer it has goes out as a unary response; a wait
+   * goes out as {@link #cancelable}'s response stream. A reset that came while the step ran is
+   * not lost: Akka HTTP cancels a response stream dispatched to a closed stream, which completes
+   * the wait's {@code canceled} stage as a later reset does.
+   */
+  private <Q, R> CompletionStage<HttpResponse> waiting(Waiting<Q, R> m, HttpRequest request,
+      GrpcProtocol.GrpcProtocolReader reader, GrpcProtocol.GrpcProtocolWriter writer) {
+    CompletableFuture<HttpResponse> out = new CompletableFuture<>();
+    GrpcMarshalling.unmarshal(request.entity(), m.in(), materializer, reader)
+        .thenComposeAsync(p -> p.malformed() == null ? pipeline.unary(new GrpcCall(m.name(), request), p.request(), m.call())
+            : CompletableFuture.<Attempt<R>>failedFuture(new Malformed(p.malformed())), SAME_THREAD)
+        .handleAsync((attempt, error) -> error != null
+            ? GrpcExceptionHandler.standard(grpcStatus(error), errors, writer, system)
+            : attempt instanceof Attempt.Done<R> done ? GrpcMarshalling.marshal(done.response(), m.out(), writer, system, errors)
+            : answerStream(attempt::answer, m.out(), writer), SAME_THREAD)
+        .whenComplete((marshalled, failure) -> deliver(out, marshalled, failure));
     return out;
   }
 
@@ -274,19 +316,28 @@ public final class GrpcServiceHandler implements Function<HttpRequest, Completio
       if (p.malformed() != null) {
         return GrpcExceptionHandler.standard(p.malformed(), errors, writer, system);
       }
-      CompletableFuture<Void> canceled = new CompletableFuture<>();
-      CompletableFuture<R> answer = pipeline.unary(new GrpcCall(m.name(), request), p.request(),
-          q -> m.call().apply(q, canceled)).toCompletableFuture();
-      Source<R, NotUsed> single = Source.completionStage(answer).watchTermination((mat, done) -> {
-        done.whenComplete((d, e) -> {
-          if (!answer.isDone()) {
-            canceled.complete(null);
-          }
-        });
-        return mat;
-      });
-      return GrpcMarshalling.marshalStream(single, m.out(), writer, system, GrpcErrors.MAPPER);
+      return answerStream(canceled -> pipeline.unary(new GrpcCall(m.name(), request), p.request(),
+          q -> m.call().apply(q, canceled)), m.out(), writer);
     }).exceptionally(e -> GrpcExceptionHandler.standard(e, GrpcErrors.MAPPER, writer, system));
+  }
+
+  /**
+   * The answer of {@code call} as the one element of a response stream (a failure in the
+   * trailers); a cancel of that stream before the answer completes {@code call}'s {@code canceled}.
+   */
+  private <R> HttpResponse answerStream(java.util.function.Function<CompletionStage<Void>, CompletionStage<R>> call,
+      ProtobufSerializer<R> out, GrpcProtocol.GrpcProtocolWriter writer) {
+    CompletableFuture<Void> canceled = new CompletableFuture<>();
+    CompletableFuture<R> answer = call.apply(canceled).toCompletableFuture();
+    Source<R, NotUsed> single = Source.completionStage(answer).watchTermination((mat, done) -> {
+      done.whenComplete((d, e) -> {
+        if (!answer.isDone()) {
+          canceled.complete(null);
+        }
+      });
+      return mat;
+    });
+    return GrpcMarshalling.marshalStream(single, out, writer, system, GrpcErrors.MAPPER);
   }
 
   /** As the generated handler: a failed stream's error goes through {@link GrpcErrors#MAPPER}. */

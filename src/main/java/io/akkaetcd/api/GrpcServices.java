@@ -149,7 +149,7 @@ public final class GrpcServices {
         .build(pipeline, mat, system));
     LockService lock = shared.lock();
     services.put(Lock.name, builder.apply(Lock.name)
-        .cancelable("Lock", Lock.Serializers.LockRequestSerializer, Lock.Serializers.LockResponseSerializer, lock::lock)
+        .waiting("Lock", Lock.Serializers.LockRequestSerializer, Lock.Serializers.LockResponseSerializer, lock::tryLock)
         .method("Unlock", Lock.Serializers.UnlockRequestSerializer, Lock.Serializers.UnlockResponseSerializer,
             lock::unlock)
         .build(pipeline, mat, system));

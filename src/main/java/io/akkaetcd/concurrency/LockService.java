@@ -46,26 +46,40 @@ public final class LockService implements Lock {
    * Blocks (completes) once the caller holds the lock. A failed wait deletes the caller's key, and
    * so does {@code canceled} completing while it waits: etcd's Mutex.Lock on a canceled context.
    */
-  public CompletionStage<LockResponse> lock(LockRequest in, CompletionStage<?> canceled) {
+  public CompletionStage<LockResponse> lock(LockRequest in, CompletionStage<Void> canceled) {
+    return tryLock(in).thenCompose(attempt -> attempt.answer(canceled));
+  }
+
+  /**
+   * Mutex.Lock up to its one txn, which puts the caller's key if new and reads the owner in the
+   * same apply: {@link Attempt.Done} when the caller holds the lock (the uncontended path, no
+   * wait and no watch), else the wait for its predecessors' deletion.
+   */
+  public CompletionStage<Attempt<LockResponse>> tryLock(LockRequest in) {
     Store store = callerStore.get();
     ByteString prefix = Keys.prefix(in.getName());
     return ClientErrors.asClient(Sessions.lease(store, in.getLease()).thenCompose(lease -> {
       ByteString myKey = Keys.contender(prefix, lease);
-      return store.txn(enqueue(prefix, myKey, lease)).thenCompose(t -> {
+      return store.txn(enqueue(prefix, myKey, lease)).thenApply(t -> {
         long myRev = t.getSucceeded() ? t.getHeader().getRevision()
             : t.getResponses(0).getResponseRange().getKvs(0).getCreateRevision();
         var owner = t.getResponses(1).getResponseRange().getKvsList();
         if (owner.isEmpty() || owner.get(0).getCreateRevision() == myRev) {
-          return CompletableFuture.completedFuture(
-              LockResponse.newBuilder().setHeader(t.getHeader()).setKey(myKey).build());
+          return Attempt.done(LockResponse.newBuilder().setHeader(t.getHeader()).setKey(myKey).build());
         }
-        return WaitDeletes.waitDeletes(store, mat, prefix, myRev - 1, canceled)
-            .thenApply(h -> LockResponse.newBuilder().setHeader(h).setKey(myKey).build())
-            .exceptionallyCompose(e -> store.delete(DeleteRangeRequest.newBuilder().setKey(myKey).build())
-                .handle((d, x) -> null)
-                .thenCompose(v -> CompletableFuture.failedFuture(e)));
+        return Attempt.waiting(canceled -> ClientErrors.asClient(waitTurn(store, prefix, myKey, myRev, canceled)));
       });
     }));
+  }
+
+  /** waitDeletes of every key created before {@code myKey}; a failed wait deletes {@code myKey}. */
+  private CompletionStage<LockResponse> waitTurn(Store store, ByteString prefix, ByteString myKey, long myRev,
+      CompletionStage<Void> canceled) {
+    return WaitDeletes.waitDeletes(store, mat, prefix, myRev - 1, canceled)
+        .thenApply(h -> LockResponse.newBuilder().setHeader(h).setKey(myKey).build())
+        .exceptionallyCompose(e -> store.delete(DeleteRangeRequest.newBuilder().setKey(myKey).build())
+            .handle((d, x) -> null)
+            .thenCompose(v -> CompletableFuture.failedFuture(e)));
   }
 
   /** Deletes the key a Lock returned (a plain Delete, whoever holds it). */
