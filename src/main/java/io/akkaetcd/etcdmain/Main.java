@@ -8,6 +8,7 @@ import io.akkaetcd.errors.StartupException;
 import io.akkaetcd.server.Faults;
 import io.akkaetcd.server.Flags;
 import io.akkaetcd.server.Flags.FlagException;
+import io.akkaetcd.server.ListenUrls;
 import io.akkaetcd.server.LogFlags;
 import io.akkaetcd.server.EtcdServer;
 import io.akkaetcd.server.ServerConfig;
@@ -62,9 +63,20 @@ public final class Main {
       }
       LogFlags logging = LogFlags.fromFlags(flags.values());
       config = ServerConfig.fromFlags(flags.values());
+      // A port clash, found before logging and the config are set up (the goal: reported within 1 s).
+      StartupException early = null;
+      try {
+        ListenUrls.checkEarly(config);
+      } catch (StartupException e) {
+        early = e;
+      }
       logging.apply();
       org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(Flags.class);
       flags.warnings().forEach(log::warn);
+      if (early != null) {
+        startupFailed(early);
+        return;
+      }
     } catch (FlagException e) {
       System.err.print(e.report());
       System.exit(e.exitCode());

@@ -16,8 +16,23 @@ import java.util.List;
  * certificates is refused, then the address must be free to bind. The sockets are bound and
  * closed again (Akka binds them itself moments later).
  */
-final class ListenUrls {
+public final class ListenUrls {
   private ListenUrls() {}
+
+  /**
+   * The launcher's early check, before logging and the Akka config are set up, so that a port
+   * clash is reported within a second: {@link #check} itself when no listen URL and no TLS flag
+   * asks for TLS (then it resolves nothing and logs nothing, so the error and its order are the
+   * full check's); otherwise nothing, and the full check runs as the member starts.
+   */
+  public static void checkEarly(ServerConfig config) {
+    boolean plain = config.clientTls().empty() && !config.clientTls().autoTls() && !config.clientTls().clientCertAuth()
+        && java.util.stream.Stream.of(config.listenPeerUrls(), config.listenClientUrls(), config.metrics().listenUrls())
+            .flatMap(List::stream).noneMatch(ClientTls::isTls);
+    if (plain) {
+      check(config);
+    }
+  }
 
   /**
    * Throws etcd's start-up error for the first listen URL this member cannot serve; returns the
