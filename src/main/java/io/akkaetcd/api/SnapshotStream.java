@@ -15,8 +15,10 @@ import io.akkaetcd.proto.etcdserverpb.SnapshotResponse;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.security.MessageDigest;
+import java.util.ArrayDeque;
 import java.util.List;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.CompletionStage;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -26,10 +28,15 @@ import org.slf4j.LoggerFactory;
  * layout as messages of at most {@value #CHUNK_BYTES} bytes, each with the bytes remaining after
  * it, then one message with remaining 0 and the image's sha256. The image is written on a thread
  * of its own from a {@link KvStore.Backup} (a LevelDB snapshot, so writes go on) straight into the
- * stream: a slow client slows the writer, and memory holds a chunk or two, never the image.
+ * stream: a slow client slows the writer, and memory holds at most 2 × IN_FLIGHT chunks, never the image.
  */
 final class SnapshotStream {
   static final int CHUNK_BYTES = 32 * 1024;
+  /**
+   * Messages offered and not yet taken by the stream: the writer waits only for the oldest, so it
+   * is not held up by a round trip to the stream per message. Memory: this many chunks, twice.
+   */
+  static final int IN_FLIGHT = 8;
   private static final Logger log = LoggerFactory.getLogger(SnapshotStream.class);
 
   private SnapshotStream() {}
@@ -40,7 +47,7 @@ final class SnapshotStream {
    */
   static Source<SnapshotResponse, NotUsed> of(Supplier<KvStore.Backup> open, List<EtcdExport.Row> clusterRows,
       String member) {
-    return Source.<SnapshotResponse>queue(1, OverflowStrategy.backpressure())
+    return Source.<SnapshotResponse>queue(IN_FLIGHT, OverflowStrategy.backpressure(), IN_FLIGHT)
         .mapMaterializedValue(queue -> {
           Thread writer = new Thread(() -> send(open, clusterRows, queue, member), "snapshot-save");
           writer.setDaemon(true);
@@ -57,6 +64,7 @@ final class SnapshotStream {
       log.info("{} sending database snapshot to client", member);
       long size = BboltWriter.write(new EtcdBuckets(backup, clusterRows), chunks, chunks::imageSize);
       chunks.finish();
+      chunks.drain();
       log.info("{} sent database snapshot to client [{} bytes in {} ms]", member, size,
           (System.nanoTime() - started) / 1_000_000);
       queue.complete();
@@ -79,6 +87,7 @@ final class SnapshotStream {
   private static final class Chunks extends OutputStream {
     private final SourceQueueWithComplete<SnapshotResponse> queue;
     private final MessageDigest sha = SnapshotFraming.sha256();
+    private final ArrayDeque<CompletionStage<QueueOfferResult>> offered = new ArrayDeque<>();
     private byte[] buffer = new byte[CHUNK_BYTES];
     private int filled;
     private long remaining = -1;
@@ -132,11 +141,28 @@ final class SnapshotStream {
       filled = 0;
     }
 
-    /** Waits until the stream takes the message (backpressure from the client). */
+    /**
+     * Offers the message; with {@link #IN_FLIGHT} offers pending, first waits until the stream took
+     * the oldest (backpressure from the client). The queue takes offers in order.
+     */
     private void offer(SnapshotResponse message) throws IOException {
+      if (offered.size() == IN_FLIGHT) {
+        await(offered.removeFirst());
+      }
+      offered.addLast(queue.offer(message));
+    }
+
+    /** Waits until the stream took every message offered. */
+    void drain() throws IOException {
+      while (!offered.isEmpty()) {
+        await(offered.removeFirst());
+      }
+    }
+
+    private static void await(CompletionStage<QueueOfferResult> offer) throws IOException {
       QueueOfferResult result;
       try {
-        result = queue.offer(message).toCompletableFuture().join();
+        result = offer.toCompletableFuture().join();
       } catch (CompletionException e) {
         throw new ClientGone(String.valueOf(e.getCause()));
       }

@@ -1,6 +1,7 @@
 package io.akkaetcd.bbolt;
 
 import com.google.protobuf.ByteString;
+import com.google.protobuf.UnsafeByteOperations;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.util.Comparator;
@@ -90,7 +91,7 @@ public final class BboltWriter {
         throw new IllegalStateException("put outside a bucket");
       }
       requireAfter(lastKey, key, "key");
-      bucket.add(key.toByteArray(), value.toByteArray(), 0);
+      bucket.add(key, value, 0);
       lastKey = key;
     }
 
@@ -100,7 +101,8 @@ public final class BboltWriter {
         throw new IllegalStateException("no bucket to end");
       }
       long root = bucket.finish();
-      rootBucket.add(bucketName.toByteArray(), BboltFormat.bucketHeader(root), BboltFormat.BUCKET_LEAF);
+      rootBucket.add(bucketName, UnsafeByteOperations.unsafeWrap(BboltFormat.bucketHeader(root)),
+          BboltFormat.BUCKET_LEAF);
       lastBucket = bucketName;
       bucket = null;
     }

@@ -1,5 +1,6 @@
 package io.akkaetcd.bbolt;
 
+import com.google.protobuf.ByteString;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
@@ -9,12 +10,13 @@ import java.util.List;
  * Builds one bucket's B+tree bottom-up from keys added in strictly increasing order: leaves are
  * packed full and written as soon as the next pair does not fit, each written page adds its first
  * key to the level above. Memory is one open page per level (O(depth × page size)), except that a
- * single pair larger than a page is held whole while its overflow page is written.
+ * single pair larger than a page is held whole while its overflow page is written. Keys and values
+ * are held as given (no copy) and copied once, into the page that is written.
  */
 final class TreeBuilder {
-  private record Element(byte[] key, byte[] value, long child, int flags) {
+  private record Element(ByteString key, ByteString value, long child, int flags) {
     int size() {
-      return BboltFormat.ELEMENT + key.length + (value == null ? 0 : value.length);
+      return BboltFormat.ELEMENT + key.size() + (value == null ? 0 : value.size());
     }
   }
 
@@ -33,7 +35,7 @@ final class TreeBuilder {
   }
 
   /** Adds a leaf pair; {@code flags} is {@link BboltFormat#BUCKET_LEAF} for a sub-bucket header. */
-  void add(byte[] key, byte[] value, int flags) throws IOException {
+  void add(ByteString key, ByteString value, int flags) throws IOException {
     add(0, new Element(key, value, 0, flags));
   }
 
@@ -48,7 +50,7 @@ final class TreeBuilder {
 
   private void flush(int depth) throws IOException {
     Level level = levels.get(depth);
-    byte[] firstKey = level.open.get(0).key();
+    ByteString firstKey = level.open.get(0).key();
     long id = writePage(depth == 0, level);
     level.open.clear();
     level.bytes = BboltFormat.PAGE_HEADER;
@@ -93,16 +95,16 @@ final class TreeBuilder {
       Element e = elements.get(i);
       int at = BboltFormat.PAGE_HEADER + i * BboltFormat.ELEMENT;
       if (leaf) {
-        b.putInt(at, e.flags()).putInt(at + 4, data - at).putInt(at + 8, e.key().length);
-        b.putInt(at + 12, e.value().length);
+        b.putInt(at, e.flags()).putInt(at + 4, data - at).putInt(at + 8, e.key().size());
+        b.putInt(at + 12, e.value().size());
       } else {
-        b.putInt(at, data - at).putInt(at + 4, e.key().length).putLong(at + 8, e.child());
+        b.putInt(at, data - at).putInt(at + 4, e.key().size()).putLong(at + 8, e.child());
       }
-      System.arraycopy(e.key(), 0, page, data, e.key().length);
-      data += e.key().length;
+      e.key().copyTo(page, data);
+      data += e.key().size();
       if (leaf) {
-        System.arraycopy(e.value(), 0, page, data, e.value().length);
-        data += e.value().length;
+        e.value().copyTo(page, data);
+        data += e.value().size();
       }
     }
     return page;
