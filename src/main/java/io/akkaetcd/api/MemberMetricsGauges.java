@@ -1,6 +1,7 @@
 package io.akkaetcd.api;
 
 import io.akkaetcd.metrics.MemberGauges;
+import io.akkaetcd.watch.WatchHub;
 import java.util.function.LongSupplier;
 
 /**
@@ -11,14 +12,13 @@ public final class MemberMetricsGauges implements MemberGauges {
   private final EtcdMember member;
   private final LongSupplier pending;
   private final LongSupplier inboxDepth;
-  private final LongSupplier watchStreams;
+  private final WatchHub watches;
 
-  public MemberMetricsGauges(EtcdMember member, LongSupplier pending, LongSupplier inboxDepth,
-      LongSupplier watchStreams) {
+  public MemberMetricsGauges(EtcdMember member, LongSupplier pending, LongSupplier inboxDepth, WatchHub watches) {
     this.member = member;
     this.pending = pending;
     this.inboxDepth = inboxDepth;
-    this.watchStreams = watchStreams;
+    this.watches = watches;
   }
 
   @Override
@@ -48,7 +48,27 @@ public final class MemberMetricsGauges implements MemberGauges {
 
   @Override
   public long watchStreams() {
-    return watchStreams.getAsLong();
+    return watches.streams();
+  }
+
+  @Override
+  public long watchers() {
+    return watches.stats().watchers();
+  }
+
+  @Override
+  public long slowWatchers() {
+    return watches.stats().slowWatchers();
+  }
+
+  @Override
+  public long pendingEvents() {
+    return watches.stats().pendingEvents();
+  }
+
+  @Override
+  public long eventsSent() {
+    return watches.stats().eventsSent();
   }
 
   @Override

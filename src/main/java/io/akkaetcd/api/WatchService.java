@@ -20,6 +20,7 @@ import io.akkaetcd.proto.etcdserverpb.WatchRequest;
 import io.akkaetcd.proto.etcdserverpb.WatchResponse;
 import io.akkaetcd.watch.WatchHub;
 import io.akkaetcd.watch.WatchRouter;
+import io.akkaetcd.watch.WatchStats;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
@@ -55,9 +56,10 @@ public final class WatchService implements Watch {
     Pair<BoundedSourceQueue<WatchResponse>, Source<WatchResponse, NotUsed>> out =
         Source.<WatchResponse>queue(BUFFERED_RESPONSES).preMaterialize(system);
     ActorRef<WatchRouter.Command>[] self = new ActorRef[1];
+    WatchStats.Stream stats = hub.stats().stream();
     ActorRef<WatchRouter.Command> router = system.systemActorOf(
         WatchRouter.create(member.store(), out.first(), member::header,
-            member.maxRequestBytes() + GrpcErrors.RECEIVE_OVERHEAD_BYTES, progressInterval,
+            member.maxRequestBytes() + GrpcErrors.RECEIVE_OVERHEAD_BYTES, progressInterval, stats,
             () -> hub.unregister(self[0])),
         "watch-stream-" + STREAMS.incrementAndGet(),
         DispatcherSelector.fromConfig("akka-etcd.read-dispatcher"));
@@ -73,7 +75,11 @@ public final class WatchService implements Watch {
       }
     }, system)
         .whenComplete((done, error) -> router.tell(WatchRouter.StreamEnded.INSTANCE));
-    return out.second().watchTermination((mat, done) -> {
+    // what leaves the buffer for the client: etcd's sendLoop reports it as it takes a response
+    return out.second().map(r -> {
+      stats.sent(r.getEventsCount());
+      return r;
+    }).watchTermination((mat, done) -> {
       done.whenComplete((d, e) -> router.tell(WatchRouter.StreamEnded.INSTANCE));
       return mat;
     });

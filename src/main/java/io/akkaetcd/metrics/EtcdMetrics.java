@@ -1,6 +1,7 @@
 package io.akkaetcd.metrics;
 
 import io.prometheus.metrics.core.metrics.Counter;
+import io.prometheus.metrics.core.metrics.CounterWithCallback;
 import io.prometheus.metrics.core.metrics.Gauge;
 import io.prometheus.metrics.core.metrics.GaugeWithCallback;
 import io.prometheus.metrics.core.metrics.Histogram;
@@ -131,7 +132,14 @@ public final class EtcdMetrics {
         gauges::raftInboxDepth);
     gauge("akka_etcd_applier_lag_entries", "Committed Raft entries not yet applied to the store.",
         () -> Math.max(0, gauges.committedIndex() - gauges.appliedIndex()));
-    gauge("akka_etcd_watch_streams", "Open watch streams (one watch router each).", gauges::watchStreams);
+    gauge("etcd_debugging_mvcc_watch_stream_total", "Total number of watch streams.", gauges::watchStreams);
+    gauge("etcd_debugging_mvcc_watcher_total", "Total number of watchers.", gauges::watchers);
+    gauge("etcd_debugging_mvcc_slow_watcher_total", "Total number of unsynced slow watchers.", gauges::slowWatchers);
+    gauge("etcd_debugging_mvcc_pending_events_total", "Total number of pending events to be sent.",
+        gauges::pendingEvents);
+    CounterWithCallback.builder().name("etcd_debugging_mvcc_events_total")
+        .help("Total number of events sent by this member.")
+        .callback(cb -> cb.call(gauges.eventsSent())).register(registry);
   }
 
   /** grpc_server_*: fed by the request pipeline's metrics hook. */

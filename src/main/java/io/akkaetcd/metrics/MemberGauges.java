@@ -38,8 +38,28 @@ public interface MemberGauges {
     return 0;
   }
 
-  /** akka_etcd_watch_streams. */
+  /** etcd_debugging_mvcc_watch_stream_total: open watch streams. */
   default long watchStreams() {
+    return 0;
+  }
+
+  /** etcd_debugging_mvcc_watcher_total: watches on every stream. */
+  default long watchers() {
+    return 0;
+  }
+
+  /** etcd_debugging_mvcc_slow_watcher_total: watches behind the store (etcd's unsynced ones). */
+  default long slowWatchers() {
+    return 0;
+  }
+
+  /** etcd_debugging_mvcc_pending_events_total: events in streams' buffers, not yet sent. */
+  default long pendingEvents() {
+    return 0;
+  }
+
+  /** etcd_debugging_mvcc_events_total: events sent to watch streams' clients (a counter). */
+  default long eventsSent() {
     return 0;
   }
 }

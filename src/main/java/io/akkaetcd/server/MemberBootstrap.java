@@ -365,7 +365,7 @@ final class MemberBootstrap {
       ClientServices services = ClientServices.create(server, kv, lessor, leaseForwarding.join(), hub, system,
           config.watchProgressNotifyInterval(), plugins, auth, passwords, metrics,
           new AuthPolicy(config.clientTls().clientCertAuth(), config.auth().strictMatrix()));
-      metrics.readGauges(new MemberMetricsGauges(server, wait::size, inbox::depth, hub::streams));
+      metrics.readGauges(new MemberMetricsGauges(server, wait::size, inbox::depth, hub));
       server.services = services;
       home.listening(ClientListeners.bind(config, clientTls, server, services, system,
           listenerSettings(settings, system)));

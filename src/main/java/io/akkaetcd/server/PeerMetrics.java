@@ -56,4 +56,10 @@ final class PeerMetrics implements PeerTraffic {
       metrics.disconnectedPeers.labelValues(local, remote).inc();
     }
   }
+
+  /** A removed member's link is no longer active; its removal is no disconnect. */
+  @Override
+  public void removed(long peer) {
+    metrics.activePeers.labelValues(local, Long.toHexString(peer)).set(0);
+  }
 }

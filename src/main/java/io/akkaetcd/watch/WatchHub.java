@@ -11,6 +11,7 @@ import java.util.concurrent.ConcurrentHashMap;
  */
 public final class WatchHub {
   private final Set<ActorRef<WatchRouter.Command>> routers = ConcurrentHashMap.newKeySet();
+  private final WatchStats stats = new WatchStats();
 
   public void register(ActorRef<WatchRouter.Command> router) {
     routers.add(router);
@@ -26,7 +27,13 @@ public final class WatchHub {
     routers.forEach(r -> r.tell(message));
   }
 
+  /** etcd_debugging_mvcc_watch_stream_total: streams with a router registered. */
   public int streams() {
     return routers.size();
+  }
+
+  /** The watch figures of every stream here. */
+  public WatchStats stats() {
+    return stats;
   }
 }

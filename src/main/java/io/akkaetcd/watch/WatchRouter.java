@@ -114,13 +114,16 @@ public final class WatchRouter extends AbstractBehavior<WatchRouter.Command> {
    *     fragments (etcd: --max-request-bytes plus gRPC's 512 KiB overhead)
    * @param progressInterval how often a synced watch that asked for progress notifications gets an
    *     empty response with the current revision (--experimental-watch-progress-notify-interval)
+   * @param stats this stream's share of the member's watch figures; the transport reports to it
+   *     the events it takes off {@code out}
    */
   public static Behavior<Command> create(KvStore store, BoundedSourceQueue<WatchResponse> out,
-      LongFunction<ResponseHeader> header, int maxResponseBytes, Duration progressInterval, Runnable onStop) {
+      LongFunction<ResponseHeader> header, int maxResponseBytes, Duration progressInterval,
+      WatchStats.Stream stats, Runnable onStop) {
     return Behaviors.setup(ctx -> Behaviors.withTimers(timers -> {
       timers.startTimerWithFixedDelay(Sync.INSTANCE, SYNC_INTERVAL);
       timers.startTimerWithFixedDelay(ProgressNotify.INSTANCE, progressInterval);
-      return new WatchRouter(ctx, timers, store, out, header, maxResponseBytes, onStop);
+      return new WatchRouter(ctx, timers, store, out, header, maxResponseBytes, stats, onStop);
     }));
   }
 
@@ -129,6 +132,7 @@ public final class WatchRouter extends AbstractBehavior<WatchRouter.Command> {
   private final LongFunction<ResponseHeader> header;
   private final int maxResponseBytes;
   private final Runnable onStop;
+  private final WatchStats.Stream stats;
   private final Map<Long, Watch> watches = new LinkedHashMap<>();
   /** Control responses the buffer did not take yet, oldest first. */
   private final ArrayDeque<WatchResponse> control = new ArrayDeque<>();
@@ -138,8 +142,9 @@ public final class WatchRouter extends AbstractBehavior<WatchRouter.Command> {
 
   private WatchRouter(ActorContext<Command> ctx, TimerScheduler<Command> timers, KvStore store,
       BoundedSourceQueue<WatchResponse> out, LongFunction<ResponseHeader> header, int maxResponseBytes,
-      Runnable onStop) {
+      WatchStats.Stream stats, Runnable onStop) {
     super(ctx);
+    this.stats = stats;
     this.timers = timers;
     this.maxResponseBytes = maxResponseBytes;
     this.store = store;
@@ -166,6 +171,7 @@ public final class WatchRouter extends AbstractBehavior<WatchRouter.Command> {
     } catch (IllegalStateException alreadyEnded) {
       // the client's side ended the output first
     }
+    stats.ended();
     onStop.run();
     return Behaviors.stopped();
   }
@@ -230,12 +236,28 @@ public final class WatchRouter extends AbstractBehavior<WatchRouter.Command> {
     return nextWatchId++;
   }
 
-  /** Brings every watch as far forward as the output buffer takes. */
+  /**
+   * Brings every watch as far forward as the output buffer takes, then reports the watches and
+   * those still behind (etcd's unsynced watchers, slow_watcher_total).
+   */
   private Behavior<Command> sync() {
-    if (!flushControl()) {
-      return this;
+    long current = syncWatches();
+    long behind = 0;
+    for (Watch w : watches.values()) {
+      if (w.next <= current) {
+        behind++;
+      }
     }
+    stats.watching(watches.size(), behind);
+    return this;
+  }
+
+  /** Returns the revision synced to: a watch whose cursor is not past it is behind. */
+  private long syncWatches() {
     long current = store.currentRevision();
+    if (!flushControl()) {
+      return current;
+    }
     for (int round = 0; round < 100; round++) {
       long compacted = store.compactRevision();
       for (Iterator<Watch> it = watches.values().iterator(); it.hasNext(); ) {
@@ -249,7 +271,7 @@ public final class WatchRouter extends AbstractBehavior<WatchRouter.Command> {
         }
       }
       if (!flushControl()) {
-        return this;
+        return current;
       }
       long from = watches.values().stream().mapToLong(w -> w.next).min().orElse(Long.MAX_VALUE);
       if (from > current) {
@@ -298,7 +320,7 @@ public final class WatchRouter extends AbstractBehavior<WatchRouter.Command> {
       }
       if (blocked) {
         retrySoon();
-        return this;
+        return current;
       }
       if (to == current) {
         break;
@@ -307,7 +329,7 @@ public final class WatchRouter extends AbstractBehavior<WatchRouter.Command> {
     if (flushControl()) {
       retryDelay = FIRST_RETRY;
     }
-    return this;
+    return current;
   }
 
   private static List<Event> withoutPrevKv(List<Event> events) {
@@ -339,7 +361,7 @@ public final class WatchRouter extends AbstractBehavior<WatchRouter.Command> {
    */
   private boolean flushControl() {
     while (!control.isEmpty()) {
-      QueueOfferResult result = out.offer(control.peek());
+      QueueOfferResult result = offer(control.peek());
       if (result == QueueOfferResult.dropped()) {
         retrySoon();
         return false;
@@ -363,7 +385,16 @@ public final class WatchRouter extends AbstractBehavior<WatchRouter.Command> {
 
   /** Offers a response to the stream's bounded buffer; false if it is full (try again later). */
   private boolean send(WatchResponse r) {
+    return offer(r) == QueueOfferResult.enqueued();
+  }
+
+  /** Every offer to the buffer: its events count as pending (etcd's watcher.send) while there. */
+  private QueueOfferResult offer(WatchResponse r) {
+    stats.queued(r.getEventsCount());
     QueueOfferResult result = out.offer(r);
-    return result == QueueOfferResult.enqueued();
+    if (result != QueueOfferResult.enqueued()) {
+      stats.refused(r.getEventsCount());
+    }
+    return result;
   }
 }

@@ -97,6 +97,48 @@ class MetricsScrapeTest {
   }
 
   /**
+   * etcd's watch series follow a real jetcd watch: one stream, one watcher, every event sent
+   * counted and none left pending or slow; the watcher leaves the count once canceled.
+   */
+  @Test
+  void watchSeriesFollowAWatch() throws Exception {
+    try (EmbeddedMember m = new EmbeddedMember()) {
+      java.util.concurrent.atomic.AtomicInteger received = new java.util.concurrent.atomic.AtomicInteger();
+      io.etcd.jetcd.Watch.Watcher w = m.client().getWatchClient().watch(bytes("ws"),
+          io.etcd.jetcd.options.WatchOption.builder().isPrefix(true).build(),
+          r -> received.addAndGet(r.getEvents().size()));
+      try {
+        awaitSeries(m, "etcd_debugging_mvcc_watcher_total ", 1);
+        for (int i = 0; i < 3; i++) {
+          m.client().getKVClient().put(bytes("ws/" + i), bytes("v")).get(10, TimeUnit.SECONDS);
+        }
+        awaitSeries(m, "etcd_debugging_mvcc_events_total ", 3);
+        String text = scrape(m.url()).body();
+        assertEquals(1, value(text, "etcd_debugging_mvcc_watch_stream_total "));
+        assertEquals(0, value(text, "etcd_debugging_mvcc_pending_events_total "), "all taken by the transport");
+        assertEquals(0, value(text, "etcd_debugging_mvcc_slow_watcher_total "), "caught up");
+        assertTrue(text.contains("# TYPE etcd_debugging_mvcc_events_total counter\n"), text);
+        assertTrue(text.contains("# TYPE etcd_debugging_mvcc_watcher_total gauge\n"), text);
+      } finally {
+        w.close();
+      }
+      awaitSeries(m, "etcd_debugging_mvcc_watcher_total ", 0);
+      assertTrue(received.get() <= 3, "no event twice: " + received.get());
+    }
+  }
+
+  /** Scrapes until {@code series} has {@code expected}, for up to 20 s. */
+  private void awaitSeries(EmbeddedMember m, String series, long expected) throws Exception {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+    String text = scrape(m.url()).body();
+    while (value(text, series) != expected && System.nanoTime() < deadline) {
+      java.util.concurrent.locks.LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(50));
+      text = scrape(m.url()).body();
+    }
+    assertEquals(expected, value(text, series), series);
+  }
+
+  /**
    * Every etcd and gRPC family exported here that a lone etcd 3.4 also shows has etcd's type;
    * those etcd has and this does not are printed (the report of what is left).
    */

@@ -87,6 +87,79 @@ class WatchRouterTest {
     }
   }
 
+  /**
+   * etcd's watch figures as one stream moves: its watchers, the one left behind by a reader that
+   * does not read (slow), the events waiting in its buffer (pending), those the reader took (sent),
+   * and nothing left of the stream once it ended.
+   */
+  @Test
+  void watchStatsFollowWatchersASlowReaderAndTheStreamsEnd() throws Exception {
+    try (MvccStore store = MvccStore.open(Files.createTempDirectory(tmp, "router"))) {
+      Pair<BoundedSourceQueue<WatchResponse>, SinkQueueWithCancel<WatchResponse>> stream =
+          Source.<WatchResponse>queue(2).toMat(Sink.queue(1), Keep.both()).run(testKit.system());
+      WatchStats stats = new WatchStats();
+      WatchStats.Stream share = stats.stream();
+      ActorRef<WatchRouter.Command> router = testKit.spawn(WatchRouter.create(store, stream.first(),
+          rev -> ResponseHeader.newBuilder().setRevision(rev).build(), 1 << 20, java.time.Duration.ofMinutes(10),
+          share, () -> { }));
+      router.tell(new WatchRouter.Request(create(WatchCreateRequest.newBuilder().setKey(ByteString.copyFromUtf8("k"))
+          .setRangeEnd(ByteString.copyFromUtf8("l")).setWatchId(1))));
+      router.tell(new WatchRouter.Request(create(WatchCreateRequest.newBuilder().setKey(ByteString.copyFromUtf8("x"))
+          .setWatchId(2))));
+      await(2, stats::watchers, "two watchers");
+      // Nobody reads. One revision at a time, each its own response, until the buffer and the
+      // stream stages after it are full: the k watch is then behind, the x watch saw all (nothing).
+      int puts = 0;
+      while (stats.slowWatchers() == 0 && puts < 1000) {
+        put(store, ++puts, "k" + (puts % 7), "v" + puts);
+        router.tell(new WatchRouter.Committed(store.currentRevision()));
+        long offered = puts;
+        awaitTrue(() -> stats.pendingEvents() == offered || stats.slowWatchers() == 1, "the router synced");
+      }
+      assertEquals(1, stats.slowWatchers(), "the k watch is behind");
+      assertTrue(stats.pendingEvents() > 0 && stats.pendingEvents() < puts, "buffered: " + stats.pendingEvents());
+      assertEquals(0, stats.eventsSent());
+
+      int events = 0;
+      while (events < puts) {
+        WatchResponse r = stream.second().pull().toCompletableFuture().get(10, TimeUnit.SECONDS).orElseThrow();
+        share.sent(r.getEventsCount()); // as the transport does for each response it takes
+        events += r.getEventsCount();
+      }
+      assertEquals(puts, stats.eventsSent());
+      await(0, stats::pendingEvents, "every event queued was taken");
+      await(0, stats::slowWatchers, "caught up");
+
+      router.tell(new WatchRouter.Request(WatchRequest.newBuilder().setCancelRequest(
+          io.akkaetcd.proto.etcdserverpb.WatchCancelRequest.newBuilder().setWatchId(2)).build()));
+      await(1, stats::watchers, "one canceled");
+      put(store, puts + 1, "k0", "unread");
+      router.tell(new WatchRouter.Committed(store.currentRevision()));
+      router.tell(WatchRouter.StreamEnded.INSTANCE);
+      await(0, stats::watchers, "the ended stream's watchers leave");
+      assertEquals(0, stats.slowWatchers());
+      assertEquals(0, stats.pendingEvents(), "what its buffer held leaves too");
+      share.sent(1); // the transport may still drain the buffer: counted as sent, never pending
+      assertEquals(0, stats.pendingEvents());
+    }
+  }
+
+  private static void awaitTrue(java.util.function.BooleanSupplier condition, String what) {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+    while (!condition.getAsBoolean() && System.nanoTime() < deadline) {
+      java.util.concurrent.locks.LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(1));
+    }
+    assertTrue(condition.getAsBoolean(), what);
+  }
+
+  private static void await(long expected, java.util.function.LongSupplier actual, String what) {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+    while (actual.getAsLong() != expected && System.nanoTime() < deadline) {
+      java.util.concurrent.locks.LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(5));
+    }
+    assertEquals(expected, actual.getAsLong(), what);
+  }
+
   @Test
   void aCompactionOvertakingACatchUpCancelsTheWatchWithTheCompactRevision() throws Exception {
     try (MvccStore store = MvccStore.open(Files.createTempDirectory(tmp, "router"))) {
@@ -126,7 +199,7 @@ class WatchRouterTest {
 
   private static ActorRef<WatchRouter.Command> router(KvStore store, BoundedSourceQueue<WatchResponse> out, int maxResponseBytes) {
     return testKit.spawn(WatchRouter.create(store, out, rev -> ResponseHeader.newBuilder().setRevision(rev).build(),
-        maxResponseBytes, java.time.Duration.ofMinutes(10), () -> { }));
+        maxResponseBytes, java.time.Duration.ofMinutes(10), new WatchStats().stream(), () -> { }));
   }
 
   private static WatchRequest create(WatchCreateRequest.Builder c) {
@@ -230,7 +303,8 @@ class WatchRouterTest {
       Pair<BoundedSourceQueue<WatchResponse>, SinkQueueWithCancel<WatchResponse>> stream =
           Source.<WatchResponse>queue(1024).toMat(Sink.queue(1), Keep.both()).run(testKit.system());
       ActorRef<WatchRouter.Command> router = testKit.spawn(WatchRouter.create(racy, stream.first(),
-          rev -> ResponseHeader.newBuilder().setRevision(rev).build(), 1 << 20, java.time.Duration.ofMillis(5), () -> { }));
+          rev -> ResponseHeader.newBuilder().setRevision(rev).build(), 1 << 20, java.time.Duration.ofMillis(5), new WatchStats().stream(),
+          () -> { }));
       router.tell(new WatchRouter.Request(create(WatchCreateRequest.newBuilder().setKey(ByteString.copyFromUtf8("k"))
           .setProgressNotify(true).setStartRevision(1))));
       assertTrue(stream.second().pull().toCompletableFuture().get(10, TimeUnit.SECONDS).orElseThrow().getCreated());

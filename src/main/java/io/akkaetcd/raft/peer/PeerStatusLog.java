@@ -35,7 +35,14 @@ public final class PeerStatusLog {
 
   /** Logs each of {@code peers} whose link changed state since the last call. */
   public synchronized void check(Set<Long> peers, long now) {
-    active.keySet().retainAll(peers);
+    // A member removed from the cluster is no peer any more: its link no longer counts as active.
+    active.entrySet().removeIf(e -> {
+      boolean removed = !peers.contains(e.getKey());
+      if (removed && e.getValue()) {
+        traffic.removed(e.getKey());
+      }
+      return removed;
+    });
     for (long peer : peers) {
       boolean is = activity.activeSince(peer, now).isPresent();
       boolean was = Boolean.TRUE.equals(active.put(peer, is));

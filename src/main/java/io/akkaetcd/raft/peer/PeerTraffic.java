@@ -23,4 +23,7 @@ public interface PeerTraffic {
 
   /** The link with {@code peer} became active or inactive ({@link PeerStatusLog}'s judgement). */
   default void linkChanged(long peer, boolean active) { }
+
+  /** An active link's member left the cluster: no longer a peer, not a lost link either. */
+  default void removed(long peer) { }
 }

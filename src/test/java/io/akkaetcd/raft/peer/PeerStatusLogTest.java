@@ -42,4 +42,30 @@ class PeerStatusLogTest {
       logger.detachAppender(seen);
     }
   }
+
+  /** What the metrics hear: each change once; a removed member's active link is reported removed. */
+  @Test
+  void reportsChangesAndARemovedMembersLinkToTheTraffic() {
+    List<String> reported = new java.util.ArrayList<>();
+    PeerTraffic traffic = new PeerTraffic() {
+      @Override
+      public void linkChanged(long peer, boolean active) {
+        reported.add(Long.toHexString(peer) + (active ? " active" : " inactive"));
+      }
+
+      @Override
+      public void removed(long peer) {
+        reported.add(Long.toHexString(peer) + " removed");
+      }
+    };
+    PeerActivity activity = new PeerActivity(Duration.ofMillis(1000));
+    PeerStatusLog log = new PeerStatusLog(activity, 0xa, traffic);
+    activity.heard(0xb, 100 * MS);
+    activity.heard(0xc, 100 * MS);
+    log.check(Set.of(0xbL, 0xcL), 200 * MS);
+    log.check(Set.of(0xbL, 0xcL), 300 * MS);
+    log.check(Set.of(0xbL), 400 * MS); // c removed from the cluster while its link was active
+    log.check(Set.of(0xbL), 500 * MS);
+    assertEquals(List.of("b active", "c active", "c removed"), reported.stream().sorted().toList());
+  }
 }
