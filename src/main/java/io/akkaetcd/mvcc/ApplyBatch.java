@@ -178,7 +178,7 @@ final class ApplyBatch {
 
     @Override
     public RangeResult range(ByteString key, ByteString rangeEnd, long limit, boolean countOnly) {
-      RangeResult r = reads.rangeAt(key, rangeEnd, rev, limit, countOnly, overlay);
+      RangeResult r = reads.rangeAt(key, rangeEnd, rev, limit, countOnly, overlay, index.liveKeysNow());
       return new RangeResult(r.kvs(), r.count(), events.isEmpty() ? batchRevision : rev);
     }
 
@@ -193,7 +193,7 @@ final class ApplyBatch {
       boolean added = history.isEmpty();
       KeyIndex.Version prevVersion = !added && withPrev ? history.live(rev) : null;
       if (!history.liveNow()) {
-        index.keyCreated();
+        index.keyCreated(history.key());
       }
       history.put(r);
       if (added) {
@@ -225,7 +225,7 @@ final class ApplyBatch {
         KeyValue tomb = KeyValue.newBuilder().setKey(UnsafeByteOperations.unsafeWrap(e.getKey())).setModRevision(rev).build();
         write(r, true, tomb);
         e.getValue().tombstone(r);
-        index.keyDeleted();
+        index.keyDeleted(e.getKey());
         events.add(Event.newBuilder().setType(Event.EventType.DELETE).setKv(tomb).setPrevKv(prev).build());
         deleted.add(prev);
       }

@@ -34,9 +34,12 @@ final class KvIndex {
   private KeyTable table;
   private volatile long currentRevision;
   private volatile long compactRevision;
-  /** Live keys up to the newest write (applier's), and as of {@link #currentRevision} (readers'). */
-  private long liveKeys;
-  private volatile long publishedLiveKeys;
+  /** Live keys up to the newest write (applier's), and as of a published revision (readers'). */
+  private LiveKeySet liveKeys = LiveKeySet.EMPTY;
+  private volatile Published published = new Published(0, LiveKeySet.EMPTY);
+
+  /** The live keys as of {@code revision}: set before {@link #currentRevision} moves to it. */
+  private record Published(long revision, LiveKeySet keys) {}
 
   long currentRevision() {
     return currentRevision;
@@ -44,23 +47,49 @@ final class KvIndex {
 
   /** Publishes a revision whose batch is on disk. */
   void publishRevision(long revision) {
-    publishedLiveKeys = liveKeys;
+    published = new Published(revision, liveKeys);
     currentRevision = revision;
   }
 
   /** etcd's keysGauge: live keys as of the published revision, kept as writes go (not counted per read). */
   long liveKeys() {
-    return publishedLiveKeys;
+    return published.keys().size();
   }
 
-  /** A put made {@code history} live (a new key or a new generation): etcd's keyIndex.put Inc. */
-  void keyCreated() {
-    liveKeys++;
+  /** A put made {@code key} live (a new key or a new generation): etcd's keyIndex.put Inc. */
+  void keyCreated(byte[] key) {
+    liveKeys = liveKeys.insert(key);
   }
 
-  /** A delete ended a live generation: etcd's keyIndex.tombstone Dec. */
-  void keyDeleted() {
-    liveKeys--;
+  /** A delete ended {@code key}'s live generation: etcd's keyIndex.tombstone Dec. */
+  void keyDeleted(byte[] key) {
+    liveKeys = liveKeys.delete(key);
+  }
+
+  /**
+   * The live keys at {@code rev} if a reader may count on them, else null (walk the histories):
+   * only the published revision's set is kept, older revisions (time travel) have none.
+   */
+  LiveKeySet liveKeysAt(long rev) {
+    Published p = published;
+    return p.revision() == rev ? p.keys() : null;
+  }
+
+  /** The live keys after the newest write: the applier's own reads. */
+  LiveKeySet liveKeysNow() {
+    return liveKeys;
+  }
+
+  /** How many of {@code live} lie in range, as {@link #range} reads it: O(log n), no walk. */
+  static long count(LiveKeySet live, ByteString key, ByteString rangeEnd) {
+    byte[] from = key.toByteArray();
+    if (rangeEnd.isEmpty()) {
+      return live.contains(from) ? 1 : 0;
+    }
+    if (rangeEnd.equals(NUL)) {
+      return live.size() - live.rank(from);
+    }
+    return live.countBetween(from, rangeEnd.toByteArray());
   }
 
   long compactRevision() {
@@ -124,14 +153,13 @@ final class KvIndex {
   /** Drops every history (a replaced store is about to be read back). */
   void clear() {
     index.clear();
-    liveKeys = 0;
+    liveKeys = LiveKeySet.EMPTY;
   }
 
   /** Takes the histories read back from disk into an empty index. */
   void load(IndexRebuild rebuilt) {
     rebuilt.fill(index);
     table = rebuilt.table();
-    liveKeys = index.values().stream().filter(KeyIndex::liveNow).count();
-    publishedLiveKeys = liveKeys;
+    liveKeys = LiveKeySet.ofSorted(index.values().stream().filter(KeyIndex::liveNow).map(KeyIndex::key).toList());
   }
 }

@@ -45,7 +45,7 @@ final class KvReads {
     }
     RangeResult r;
     try {
-      r = rangeAt(key, rangeEnd, at, limit, countOnly, null);
+      r = rangeAt(key, rangeEnd, at, limit, countOnly, null, index.liveKeysAt(at));
     } catch (IllegalStateException missing) {
       if (at < index.compactRevision()) {
         throw EtcdError.COMPACTED.exception();
@@ -61,10 +61,15 @@ final class KvReads {
 
   /**
    * The live keys in range at {@code at}, values read from {@code overlay} (the applier's
-   * uncommitted writes; null for a committed read) or else from disk.
+   * uncommitted writes; null for a committed read) or else from disk. With {@code live}, the
+   * live keys at {@code at}, the count comes from it in O(log n) (etcd #16510) and the walk stops
+   * at the limit; without it (a time-travel read) the walk goes through the range to count.
    */
   RangeResult rangeAt(ByteString key, ByteString rangeEnd, long at, long limit, boolean countOnly,
-      Map<Revision, KeyValue> overlay) {
+      Map<Revision, KeyValue> overlay, LiveKeySet live) {
+    if (live != null && countOnly) {
+      return new RangeResult(List.of(), KvIndex.count(live, key, rangeEnd), at);
+    }
     DB db = backend.db();
     List<KeyValue> kvs = new ArrayList<>();
     long count = 0;
@@ -73,12 +78,15 @@ final class KvReads {
       if (v == null) {
         continue;
       }
+      if (live != null && limit > 0 && kvs.size() >= limit) {
+        break;
+      }
       count++;
       if (!countOnly && (limit <= 0 || kvs.size() < limit)) {
         kvs.add(value(db, v.revision(), overlay));
       }
     }
-    return new RangeResult(kvs, count, at);
+    return new RangeResult(kvs, live != null && limit > 0 ? KvIndex.count(live, key, rangeEnd) : count, at);
   }
 
   /** The kv written at {@code rev}, from {@code overlay} (may be null) or else from disk. */

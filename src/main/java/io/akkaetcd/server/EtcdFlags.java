@@ -200,6 +200,9 @@ final class EtcdFlags {
     flag("experimental-strict-auth-matrix", "false", FlagType.BOOL,
         "akka-etcd's own: etcd 3.5.28's stricter auth; Compact, Alarm, Status, MemberList need root, leases a user (docs/auth.md).",
         FlagSupport.own());
+    flag("experimental-learner-auto-promote", "false", FlagType.BOOL,
+        "akka-etcd's own (etcd #15107): the leader promotes a learner once it is in sync (etcd's 90 % rule, strict reconfiguration).",
+        FlagSupport.own());
     ignored("unsafe-no-fsync", "false", FlagType.BOOL, "Write without fsync.", TRUE,
         "akka-etcd fsyncs every journal write regardless");
     for (String name : List.of("cluster-active-size", "cluster-remove-delay", "cluster-sync-interval", "config",

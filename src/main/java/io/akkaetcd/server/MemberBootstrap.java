@@ -310,6 +310,10 @@ final class MemberBootstrap {
         ? system.scheduler().scheduleWithFixedDelay(Duration.ofSeconds(1), Duration.ofSeconds(1), simple::expire,
             system.executionContext())
         : akka.actor.Cancellable.alreadyCancelled();
+    akka.actor.Cancellable autoPromote = config.learnerAutoPromote()
+        ? system.scheduler().scheduleWithFixedDelay(LearnerAutoPromote.EVERY, LearnerAutoPromote.EVERY,
+            new LearnerAutoPromote(membership, server::raftStatus, server::promoteMember), system.executionContext())
+        : akka.actor.Cancellable.alreadyCancelled();
     // bcrypt takes tens of milliseconds: on threads of its own, never the applier's or a transport's.
     ExecutorService bcrypt = Executors.newFixedThreadPool(2, r -> {
       Thread t = new Thread(r, "bcrypt-" + members.self());
@@ -328,6 +332,7 @@ final class MemberBootstrap {
       expirySweep.cancel();
       diskCheck.cancel();
       tokenSweep.cancel();
+      autoPromote.cancel();
       bcrypt.shutdownNow();
       JournalObserver.Registry.unregister(memberDir.resolve("wal"), journalTimer);
       proposals.failAll(EtcdError.STOPPED.exception());

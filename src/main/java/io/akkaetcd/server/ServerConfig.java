@@ -39,6 +39,7 @@ public record ServerConfig(
     Duration watchProgressNotifyInterval,
     String logLevel,
     boolean strictReconfigCheck,
+    boolean learnerAutoPromote,
     boolean leaseCheckpoint,
     boolean leaseCheckpointPersist,
     boolean grpcGateway,
@@ -129,6 +130,7 @@ public record ServerConfig(
             "experimental-watch-progress-notify-interval"),
         v.get("log-level"),
         !"false".equals(v.get("strict-reconfig-check")),
+        "true".equals(v.get("experimental-learner-auto-promote")),
         "true".equals(v.get("experimental-enable-lease-checkpoint")),
         "true".equals(v.get("experimental-enable-lease-checkpoint-persist")),
         !"false".equals(v.get("enable-grpc-gateway")),
@@ -192,7 +194,7 @@ public record ServerConfig(
     return new ServerConfig(name, dataDir, List.of(), advertiseClientUrls, listenPeerUrls, initialAdvertisePeerUrls,
         initialCluster, initialClusterState, initialClusterToken, maxRequestBytes, maxTxnOps, quotaBackendBytes,
         snapshotCount, heartbeatInterval, electionTimeout, autoCompactionMode, autoCompactionRetention,
-        watchProgressNotifyInterval, logLevel, strictReconfigCheck, leaseCheckpoint, leaseCheckpointPersist, grpcGateway,
+        watchProgressNotifyInterval, logLevel, strictReconfigCheck, learnerAutoPromote, leaseCheckpoint, leaseCheckpointPersist, grpcGateway,
         cors, clientTls, peerTls, auth, metrics, corruptCheck);
   }
 

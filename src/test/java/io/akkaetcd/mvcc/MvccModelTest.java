@@ -127,8 +127,11 @@ class MvccModelTest {
           sub++;
         }
       }
-      // The txn reads its own writes.
+      // The txn reads its own writes, and counts them (the applier's live-key set).
       assertEquals(List.copyOf(state.values()), t.range(ALL, ALL, 0, false).kvs());
+      String from = "k" + rnd.nextInt(12);
+      assertEquals(state.tailMap(from).size(), t.range(b(from), ALL, 0, true).count());
+      assertEquals(state.tailMap(from).size(), t.range(b(from), ALL, 1, false).count());
     }
     assertEquals(expected, t.end());
     if (sub > 0) {
@@ -155,7 +158,18 @@ class MvccModelTest {
       assertEquals(sub.size(), r.count());
       List<KeyValue> want = List.copyOf(sub.values());
       assertEquals(limit == 0 ? want : want.subList(0, Math.min(limit, want.size())), r.kvs());
+      assertEquals(sub.size(), s.range(b(from), b(to), at, 0, true).count(), "count_only at " + at);
+      assertEquals(state.tailMap(from).size(), s.range(b(from), ALL, at, limit, true).count(), "from-key at " + at);
+      assertEquals(state.containsKey(from) ? 1 : 0, s.range(b(from), ByteString.EMPTY, at, 0, true).count());
     }
+    // At the current revision counts come from the published live-key set, not a walk.
+    TreeMap<String, KeyValue> now = states.get((int) current);
+    String lo = "k" + rnd.nextInt(12);
+    String hi = "k" + rnd.nextInt(12);
+    long inRange = lo.compareTo(hi) < 0 ? now.subMap(lo, hi).size() : 0;
+    assertEquals(inRange, s.range(b(lo), b(hi), 0, 0, true).count(), "count_only now");
+    assertEquals(inRange, s.range(b(lo), b(hi), 0, 1, false).count(), "limited count now");
+    assertEquals(now.tailMap(lo).size(), s.range(b(lo), ALL, 0, 2, false).count(), "from-key now");
     // History: each event's prev_kv is the key's kv at the revision before (as etcd's watch reads it).
     long from = compacted + 1 + rnd.nextInt((int) Math.max(1, current - compacted));
     long to = from + rnd.nextInt(5);
