@@ -64,12 +64,19 @@ final class KvLoad {
   }
 
   static Report range(Options o, List<ManagedChannel> ch, int clients, long total, double rate) throws InterruptedException {
-    if (o.positional.size() < 2) throw new IllegalArgumentException("range needs a key: range KEY [END]");
+    boolean allKeys = o.bool("all-keys", false);
+    if (o.positional.size() < 2 && !allKeys) throw new IllegalArgumentException("range needs a key: range KEY [END], or --all-keys true");
     String consistency = o.string("consistency", "l");
     if (!consistency.equals("l") && !consistency.equals("s")) throw new IllegalArgumentException("--consistency must be l or s");
-    RangeRequest.Builder b = RangeRequest.newBuilder().setKey(ByteString.copyFromUtf8(o.positional.get(1)))
-        .setSerializable(consistency.equals("s"));
-    if (o.positional.size() > 2) b.setRangeEnd(ByteString.copyFromUtf8(o.positional.get(2)));
+    RangeRequest.Builder b = RangeRequest.newBuilder().setSerializable(consistency.equals("s"))
+        .setCountOnly(o.bool("count-only", false)).setLimit(o.integer("limit", 0));
+    if (allKeys) {
+      // etcd's "from key \0 to \0": every key (the workloads' keys are binary varints)
+      b.setKey(ByteString.copyFrom(new byte[1])).setRangeEnd(ByteString.copyFrom(new byte[1]));
+    } else {
+      b.setKey(ByteString.copyFromUtf8(o.positional.get(1)));
+      if (o.positional.size() > 2) b.setRangeEnd(ByteString.copyFromUtf8(o.positional.get(2)));
+    }
     RangeRequest req = b.build();
     return ClosedLoop.run("range-" + consistency, ch, clients, total, rate,
         (c, client, seq, done) -> Rpc.call(c, Rpc.RANGE, req, (r, s) -> done.accept(s)));
