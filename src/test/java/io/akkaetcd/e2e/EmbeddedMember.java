@@ -8,6 +8,7 @@ import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 
 /**
  * An akka-etcd member embedded in the test JVM on free loopback ports, with a jetcd client, that
@@ -75,6 +76,14 @@ public final class EmbeddedMember implements AutoCloseable {
       config.flag(extraFlags.get(i).replaceFirst("^--", ""), extraFlags.get(i + 1));
     }
     server = EmbeddedEtcd.start(config.build());
+    // As etcd's embed users wait on ReadyNotify: a leader is known and the member is published,
+    // so /health and has_leader already answer as a serving member's.
+    try {
+      server.ready().toCompletableFuture().get(60, TimeUnit.SECONDS);
+    } catch (Exception e) {
+      server.close();
+      throw new IllegalStateException("the member did not become ready within 60 s", e);
+    }
   }
 
   private void stop() {
