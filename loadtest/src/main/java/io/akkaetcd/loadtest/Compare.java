@@ -70,8 +70,17 @@ public final class Compare {
         new Workload("gateway put, 64 clients, 64 HTTP/1.1 conns", "gateway-put --clients 64 --conns 8 --key-space-size 100000 --total " + n / 2),
         new Workload("gateway watch-latency, 1 chunked watcher", "gateway-watch-latency --put-rate 100 --put-total " + (full ? 1000 : 300)),
         new Workload("lock+unlock, 64 clients over 64 names", "lock --clients 64 --conns 8 --names 64 --total " + n),
-        new Workload("watch-latency, 10 streams x 100 watchers", "watch-latency --streams 10 --watchers-per-stream 100 --conns 2 --put-rate 100 --put-total " + (full ? 1000 : 300)));
+        new Workload("watch-latency, 10 streams x 100 watchers", "watch-latency --streams 10 --watchers-per-stream 100 --conns 2 --put-rate 100 --put-total " + (full ? 1000 : 300)),
+        new Workload("watch-latency, 10 streams x 100 watchers, 500 puts/s", "watch-latency --streams 10 --watchers-per-stream 100 --conns 2 --put-rate 500 --put-total " + (full ? 5000 : 1500)),
+        FRESH_WATCH);
   }
+
+  /**
+   * Issue #34's fresh-member case: watchers and puts on a server launched just before, no warm-up
+   * (each round on a new server and data dir, so the JIT starts cold every time).
+   */
+  static final Workload FRESH_WATCH = new Workload("watch-latency on a fresh member, 4 streams x 25 watchers, 500 puts/s of 1 KiB",
+      "watch-latency --streams 4 --watchers-per-stream 25 --conns 1 --put-rate 500 --val-size 1024 --put-total 2500");
 
   public static void main(String[] args) throws Exception {
     Options o = new Options(args);
@@ -111,7 +120,8 @@ public final class Compare {
     List<Workload> suite = suite(suiteName).stream().filter(w -> w.label().startsWith(only)).toList();
     Map<String, Map<String, List<Score>>> scores = new LinkedHashMap<>();
     Map<String, Map<String, Double>> figures = new LinkedHashMap<>();
-    try (ServerUnderTest e = new ServerUnderTest(ServerUnderTest.Kind.ETCD, etcd, work.resolve("suite"), List.of());
+    List<Workload> warm = suite.stream().filter(w -> w != FRESH_WATCH).toList();
+    if (!warm.isEmpty() || big) try (ServerUnderTest e = new ServerUnderTest(ServerUnderTest.Kind.ETCD, etcd, work.resolve("suite"), List.of());
          ServerUnderTest a = new ServerUnderTest(ServerUnderTest.Kind.AKKA_ETCD, akka, work.resolve("suite"), List.of())) {
       List<ServerUnderTest> servers = List.of(e, a);
       for (ServerUnderTest server : servers) {
@@ -125,7 +135,7 @@ public final class Compare {
         seed(server);
         warmUp(server);
       }
-      measureRounds(suite, servers, rounds, scores);
+      measureRounds(warm, servers, rounds, scores);
       for (ServerUnderTest server : servers) {
         figures.get(server.name()).put("RSS MiB after suite", server.rssBytes() / 1048576.0);
       }
@@ -135,13 +145,16 @@ public final class Compare {
         }
       }
     }
+    if (suite.contains(FRESH_WATCH)) {
+      freshRounds(FRESH_WATCH, etcd, akka, work.resolve("fresh"), rounds, scores);
+    }
     // Memory on a fresh pair, one server at a time: leases (held), then idle watches.
     // --enable-pprof only lets the memory figures run Go's collector first (see liveHeapBytes).
     if (idleWatches > 0 || heldLeases > 0) {
       try (ServerUnderTest e = new ServerUnderTest(ServerUnderTest.Kind.ETCD, etcd, work.resolve("memory"), List.of("--enable-pprof"));
            ServerUnderTest a = new ServerUnderTest(ServerUnderTest.Kind.AKKA_ETCD, akka, work.resolve("memory"), List.of())) {
         for (ServerUnderTest server : List.of(e, a)) {
-          Map<String, Double> fig = figures.get(server.name());
+          Map<String, Double> fig = figures.computeIfAbsent(server.name(), k -> new LinkedHashMap<>());
           server.start();
           if (heldLeases > 0) memory(server, "lease", heldLeases, fig, () -> holdLeases(server, heldLeases));
           if (idleWatches > 0) memory(server, "watch", idleWatches, fig, () -> holdWatches(server, idleWatches));
@@ -175,6 +188,23 @@ public final class Compare {
       for (int round = 0; round < rounds; round++) {
         List<ServerUnderTest> order = round % 2 == 0 ? servers : List.of(servers.get(1), servers.get(0));
         for (ServerUnderTest server : order) {
+          scores.computeIfAbsent(w.label(), k -> new LinkedHashMap<>())
+              .computeIfAbsent(server.name(), k -> new ArrayList<>()).add(measure(server, w));
+        }
+      }
+    }
+  }
+
+  /** {@code w} on servers launched just before it, a new pair each round, in alternating order. */
+  static void freshRounds(Workload w, String etcd, String akka, Path work, int rounds,
+      Map<String, Map<String, List<Score>>> scores) throws Exception {
+    for (int round = 0; round < rounds; round++) {
+      List<ServerUnderTest.Kind> order = round % 2 == 0 ? List.of(ServerUnderTest.Kind.ETCD, ServerUnderTest.Kind.AKKA_ETCD)
+          : List.of(ServerUnderTest.Kind.AKKA_ETCD, ServerUnderTest.Kind.ETCD);
+      for (ServerUnderTest.Kind kind : order) {
+        Path dir = Files.createDirectories(work.resolve("round-" + round + "-" + kind));
+        try (ServerUnderTest server = new ServerUnderTest(kind, kind == ServerUnderTest.Kind.ETCD ? etcd : akka, dir, List.of())) {
+          server.start();
           scores.computeIfAbsent(w.label(), k -> new LinkedHashMap<>())
               .computeIfAbsent(server.name(), k -> new ArrayList<>()).add(measure(server, w));
         }
@@ -308,8 +338,8 @@ public final class Compare {
           median(e, Score::toolCpuMicrosPerOp), median(a, Score::toolCpuMicrosPerOp), notes(e, a)));
     }
     b.append("\n| figure | etcd | akka-etcd | ratio |\n|---|---:|---:|---:|\n");
-    Map<String, Double> fe = figures.get("etcd");
-    Map<String, Double> fa = figures.get("akka-etcd");
+    Map<String, Double> fe = figures.getOrDefault("etcd", Map.of());
+    Map<String, Double> fa = figures.getOrDefault("akka-etcd", Map.of());
     for (String k : fe.keySet()) {
       // a ratio (÷ in its name) gets two decimals, a size or time one
       String f = k.contains("÷") ? "| %s | %.2f | %.2f | %.2f |%n" : "| %s | %.1f | %.1f | %.2f |%n";
