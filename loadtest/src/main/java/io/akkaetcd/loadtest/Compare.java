@@ -157,7 +157,9 @@ public final class Compare {
           Map<String, Double> fig = figures.computeIfAbsent(server.name(), k -> new LinkedHashMap<>());
           server.start();
           if (heldLeases > 0) memory(server, "lease", heldLeases, fig, () -> holdLeases(server, heldLeases));
-          if (idleWatches > 0) memory(server, "watch", idleWatches, fig, () -> holdWatches(server, idleWatches));
+          if (idleWatches > 0) memory(server, "watch", idleWatches, fig, () -> holdWatches(server, idleWatches, 10));
+          // many streams of few watches each, as clients that watch a handful of keys each hold them
+          if (idleWatches > 0) memory(server, "watch on 1,000 streams", idleWatches, fig, () -> holdWatches(server, idleWatches, 1000));
           server.stop();
         }
       }
@@ -275,11 +277,11 @@ public final class Compare {
     }
   }
 
-  /** Idle watches over 10 streams (10 connections), held until closed. */
-  private static AutoCloseable holdWatches(ServerUnderTest server, int count) throws InterruptedException {
+  /** Idle watches over {@code streams} streams (on 10 connections), held until closed. */
+  private static AutoCloseable holdWatches(ServerUnderTest server, int count, int streams) throws InterruptedException {
     List<ManagedChannel> ch = channels(server, 10);
     try {
-      WatchLoad.Watches watches = WatchLoad.idle(ch, 10, count / 10);
+      WatchLoad.Watches watches = WatchLoad.idle(ch, streams, count / streams);
       return () -> {
         watches.close();
         Rpc.shutdown(ch);
