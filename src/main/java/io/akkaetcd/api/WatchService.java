@@ -4,7 +4,6 @@ import akka.NotUsed;
 import akka.actor.typed.ActorRef;
 import akka.actor.typed.ActorSystem;
 import akka.actor.typed.DispatcherSelector;
-import akka.japi.Pair;
 import akka.stream.BoundedSourceQueue;
 import akka.stream.javadsl.Source;
 import io.akkaetcd.api.pipeline.CurrentCall;
@@ -50,15 +49,38 @@ public final class WatchService implements Watch {
     this.system = system;
   }
 
+  /**
+   * The buffer is materialized with the response stream itself, not ahead of it, so that it runs
+   * fused in that stream's graph: one graph and actor less per watch stream (about a third of an
+   * idle stream's heap). The router starts when the response stream does.
+   */
   @Override
   public Source<WatchResponse, NotUsed> watch(Source<WatchRequest, NotUsed> in) {
     AuthInfo who = CurrentCall.authInfo();
-    Pair<BoundedSourceQueue<WatchResponse>, Source<WatchResponse, NotUsed>> out =
-        Source.<WatchResponse>queue(BUFFERED_RESPONSES).preMaterialize(system);
-    ActorRef<WatchRouter.Command>[] self = new ActorRef[1];
     WatchStats.Stream stats = hub.stats().stream();
+    ActorRef<WatchRouter.Command>[] router = new ActorRef[1];
+    return Source.<WatchResponse>queue(BUFFERED_RESPONSES)
+        .mapMaterializedValue(queue -> {
+          router[0] = start(in, queue, who, stats);
+          return NotUsed.getInstance();
+        })
+        // what leaves the buffer for the client: etcd's sendLoop reports it as it takes a response
+        .map(r -> {
+          stats.sent(r.getEventsCount());
+          return r;
+        })
+        .watchTermination((mat, done) -> {
+          done.whenComplete((d, e) -> router[0].tell(WatchRouter.StreamEnded.INSTANCE));
+          return mat;
+        });
+  }
+
+  /** The stream's router, registered with the hub, fed the client's requests. */
+  private ActorRef<WatchRouter.Command> start(Source<WatchRequest, NotUsed> in, BoundedSourceQueue<WatchResponse> out,
+      AuthInfo who, WatchStats.Stream stats) {
+    ActorRef<WatchRouter.Command>[] self = new ActorRef[1];
     ActorRef<WatchRouter.Command> router = system.systemActorOf(
-        WatchRouter.create(member.store(), out.first(), member::header,
+        WatchRouter.create(member.store(), out, member::header,
             member.maxRequestBytes() + GrpcErrors.RECEIVE_OVERHEAD_BYTES, progressInterval, stats,
             () -> hub.unregister(self[0])),
         "watch-stream-" + STREAMS.incrementAndGet(),
@@ -67,7 +89,7 @@ public final class WatchService implements Watch {
     hub.register(router);
     in.runForeach(req -> {
       if (req.hasCreateRequest() && !permitted(who, req.getCreateRequest())) {
-        out.first().offer(WatchResponse.newBuilder().setHeader(member.header(member.store().currentRevision()))
+        out.offer(WatchResponse.newBuilder().setHeader(member.header(member.store().currentRevision()))
             .setWatchId(-1).setCreated(true).setCanceled(true)
             .setCancelReason(EtcdError.PERMISSION_DENIED.text()).build());
       } else {
@@ -75,14 +97,7 @@ public final class WatchService implements Watch {
       }
     }, system)
         .whenComplete((done, error) -> router.tell(WatchRouter.StreamEnded.INSTANCE));
-    // what leaves the buffer for the client: etcd's sendLoop reports it as it takes a response
-    return out.second().map(r -> {
-      stats.sent(r.getEventsCount());
-      return r;
-    }).watchTermination((mat, done) -> {
-      done.whenComplete((d, e) -> router.tell(WatchRouter.StreamEnded.INSTANCE));
-      return mat;
-    });
+    return router;
   }
 
   private boolean permitted(AuthInfo who, WatchCreateRequest create) {
