@@ -11,6 +11,7 @@ import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.util.concurrent.CompletableFuture;
 import java.util.function.LongSupplier;
 
 /**
@@ -35,6 +36,11 @@ public final class EtcdMetrics {
   private final PrometheusRegistry registry = new PrometheusRegistry();
   private final PrometheusTextFormatWriter writer = PrometheusTextFormatWriter.builder().build();
   private final GrpcServerMetrics grpc;
+  /**
+   * The JVM's and process's metrics, registered on a thread of their own: reading the JVM's MX
+   * beans the first time took about 7 % of a member's start (issue #32). Scrapes wait for it.
+   */
+  private final CompletableFuture<Void> jvmRegistered;
 
   /** etcd_server_leader_changes_seen_total: feed from the Raft member when the leader changes. */
   public final Counter leaderChanges;
@@ -102,9 +108,7 @@ public final class EtcdMetrics {
         .help("Raft log events per journal write batch (one LevelDB write and sync each).")
         .classicOnly().classicUpperBounds(Buckets.BATCH).register(registry);
     grpc = new GrpcServerMetrics(registry, extensive);
-    if (jvm) {
-      JvmMetrics.builder().register(registry);
-    }
+    jvmRegistered = jvm ? registerJvmMetrics(registry) : CompletableFuture.completedFuture(null);
   }
 
   /** Registers the gauges read from {@code gauges} at scrape time; once per member. */
@@ -147,12 +151,15 @@ public final class EtcdMetrics {
     return grpc;
   }
 
+  /** The registry, with the JVM's metrics in it once they are registered. */
   public PrometheusRegistry registry() {
+    jvmRegistered.join();
     return registry;
   }
 
   /** A scrape in Prometheus text format 0.0.4 ({@link #CONTENT_TYPE}), as etcd's /metrics serves. */
   public byte[] scrape() {
+    jvmRegistered.join();
     ByteArrayOutputStream out = new ByteArrayOutputStream(16 * 1024);
     try {
       writer.write(out, registry.scrape());
@@ -160,6 +167,21 @@ public final class EtcdMetrics {
       throw new UncheckedIOException(e);
     }
     return out.toByteArray();
+  }
+
+  private static CompletableFuture<Void> registerJvmMetrics(PrometheusRegistry registry) {
+    CompletableFuture<Void> done = new CompletableFuture<>();
+    Thread t = new Thread(() -> {
+      try {
+        JvmMetrics.builder().register(registry);
+        done.complete(null);
+      } catch (RuntimeException | Error e) {
+        done.completeExceptionally(e);
+      }
+    }, "akka-etcd-jvm-metrics");
+    t.setDaemon(true);
+    t.start();
+    return done;
   }
 
   private void gauge(String name, String help, LongSupplier value) {

@@ -135,6 +135,28 @@ final class MemberBootstrap {
     ClusterMembers members = membership.current();
     boolean alone = PeerSide.peerUrls(members).isEmpty();
     MemberAttributes attributes = MemberAttributes.load(memberDir);
+    OwnSystemStart own = host != null ? null : OwnSystemStart.begin(PeerTransport.SYSTEM,
+        () -> OwnSystemConfig.forMember(settings, memberDir,
+            alone ? Map.of() : PeerConfig.overrides(config, members, RaftMember.MAX_APPEND_BYTES)));
+    try {
+      return startMember(config, settings, faults, plugins, host, clientTls, memberDir, membership, attributes, own);
+    } catch (RuntimeException | Error e) {
+      if (own != null) {
+        own.abandon();
+      }
+      throw e;
+    }
+  }
+
+  /**
+   * The rest of {@link #start}: from the journal check on, in {@code own} (started while the store
+   * opens) or, when that is null, in {@code host}.
+   */
+  private static EtcdServer startMember(ServerConfig config, Config settings, Faults faults, Plugins plugins,
+      ActorSystem<?> host, ClientTls clientTls, Path memberDir, Membership membership, MemberAttributes attributes,
+      OwnSystemStart own) {
+    ClusterMembers members = membership.current();
+    boolean alone = PeerSide.peerUrls(members).isEmpty();
     JournalCheck.verifyOpens(memberDir.resolve("wal"));
     Path storeDir = memberDir.resolve("mvcc");
     MvccStore store = MvccStore.open(storeDir);
@@ -272,8 +294,7 @@ final class MemberBootstrap {
     MemberHome home;
     try {
       if (hosted == null) {
-        home = new MemberHome.Own(ActorSystem.create(guardian, PeerTransport.SYSTEM, OwnSystemConfig.forMember(settings,
-            memberDir, alone ? Map.of() : PeerConfig.overrides(config, members, RaftMember.MAX_APPEND_BYTES))));
+        home = new MemberHome.Own(own.run(guardian));
       } else {
         hosted.spawn(guardian);
         home = hosted;
