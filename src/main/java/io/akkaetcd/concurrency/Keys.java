@@ -9,6 +9,8 @@ import io.akkaetcd.proto.etcdserverpb.TxnRequest;
 
 /** Key layout and reads shared by the recipes, as clientv3/concurrency builds them. */
 final class Keys {
+  private static final ByteString SLASH = ByteString.copyFromUtf8("/");
+
   private Keys() {}
 
   /** A contender's key: {@code prefix} + the lease id in lower-case hex (Go's {@code %x}). */
@@ -18,7 +20,7 @@ final class Keys {
 
   /** {@code name + "/"}: the prefix every contender's key of {@code name} starts with. */
   static ByteString prefix(ByteString name) {
-    return name.concat(ByteString.copyFromUtf8("/"));
+    return name.concat(SLASH);
   }
 
   /** The end of the range of keys starting with {@code prefix} (clientv3.GetPrefixRangeEnd). */
