@@ -72,7 +72,9 @@ public final class ElectionService implements Election {
    * Campaign up to its one txn, which puts the caller's key if new and reads the oldest key in the
    * same apply: {@link Attempt.Done} when the caller leads already with its value (no wait, no
    * watch: etcd's waitDeletes would find no older key at that revision), else the rest of the
-   * campaign (proclaiming a new value, then the wait for the older keys' deletion).
+   * campaign (proclaiming a new value, then the wait for the older keys' deletion). A caller that
+   * wins but leaves during the txn keeps its key, where etcd's waitDeletes would see the canceled
+   * context and resign: the gRPC transport does not learn of a reset before a unary answer.
    */
   public CompletionStage<Attempt<CampaignResponse>> tryCampaign(CampaignRequest in) {
     Store store = callerStore.get();
