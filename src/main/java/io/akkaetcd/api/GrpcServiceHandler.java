@@ -24,7 +24,6 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Executor;
-import java.util.function.BiFunction;
 
 /**
  * The gRPC transport of one service: negotiates the protocol, decodes the request (or the
@@ -52,22 +51,16 @@ public final class GrpcServiceHandler implements Function<HttpRequest, Completio
       CompletableFuture.completedFuture(HttpResponse.create().withStatus(StatusCodes.UNSUPPORTED_MEDIA_TYPE));
 
   /** A method of the service, by its kind. */
-  private sealed interface Method permits Unary, Cancelable, Waiting, Stream {}
+  private sealed interface Method permits Unary, Waiting, Stream {}
 
   /** @param name etcd's full method name, built once */
   private record Unary<Q, R>(String name, ProtobufSerializer<Parsed<Q>> in, ProtobufSerializer<R> out,
                              java.util.function.Function<Q, CompletionStage<R>> call) implements Method {}
 
   /**
-   * A unary method that may wait long (Lock, Campaign) and must learn that its client went away:
-   * it gets a stage that completes when the call is canceled before its answer.
-   */
-  private record Cancelable<Q, R>(String name, ProtobufSerializer<Parsed<Q>> in, ProtobufSerializer<R> out,
-                                  BiFunction<Q, CompletionStage<Void>, CompletionStage<R>> call) implements Method {}
-
-  /**
-   * A unary method whose first step may leave a wait (Lock): a {@link Attempt.Done} goes out as a
-   * unary answer, a {@link Attempt.Waiting} one as a {@link Cancelable} does.
+   * A unary method whose first step may leave a wait (Lock, Campaign): a {@link Attempt.Done} goes
+   * out as a unary answer; a {@link Attempt.Waiting} one, which must learn that its client went
+   * away, as a one-message response stream ({@link #answerStream}).
    */
   private record Waiting<Q, R>(String name, ProtobufSerializer<Parsed<Q>> in, ProtobufSerializer<R> out,
                                java.util.function.Function<Q, CompletionStage<Attempt<R>>> call) implements Method {}
@@ -187,20 +180,10 @@ public final class GrpcServiceHandler implements Function<HttpRequest, Completio
     }
 
     /**
-     * A unary method told of its client's cancel (RST_STREAM): its answer goes out as a one-message
-     * response stream whose headers are sent at once, so Akka HTTP cancels that stream's source
-     * on a reset (it silently drops a reset of a stream still awaiting its response).
-     */
-    public <Q, R> Builder cancelable(String name, ProtobufSerializer<Q> in, ProtobufSerializer<R> out,
-        BiFunction<Q, CompletionStage<Void>, CompletionStage<R>> call) {
-      methods.put(name, new Cancelable<>(Methods.of(service, name), parsing(counted(in, null), receiveLimit),
-          counted(out, null), call));
-      return this;
-    }
-
-    /**
      * A unary method that may have to wait: its answer goes out unary when its first step has it;
-     * only a wait costs the response stream of {@link #cancelable}.
+     * only a wait costs a response stream, whose headers are sent at once, so Akka HTTP cancels
+     * that stream's source on the client's reset (it silently drops a reset of a stream still
+     * awaiting its response), which completes the wait's {@code canceled}.
      */
     public <Q, R> Builder waiting(String name, ProtobufSerializer<Q> in, ProtobufSerializer<R> out,
         java.util.function.Function<Q, CompletionStage<Attempt<R>>> call) {
@@ -258,7 +241,6 @@ public final class GrpcServiceHandler implements Function<HttpRequest, Completio
     }
     return GrpcNegotiation.negotiated(request, (reader, writer) -> method instanceof Unary<?, ?> unary
             ? unary(unary, request, reader, writer)
-            : method instanceof Cancelable<?, ?> cancelable ? cancelable(cancelable, request, reader, writer)
             : method instanceof Waiting<?, ?> waiting ? waiting(waiting, request, reader, writer)
             : stream((Stream<?, ?>) method, request, reader, writer))
         .orElse(UNSUPPORTED_MEDIA_TYPE);
@@ -287,7 +269,7 @@ public final class GrpcServiceHandler implements Function<HttpRequest, Completio
 
   /**
    * The first step runs as a unary call. An answer it has goes out as a unary response; a wait
-   * goes out as {@link #cancelable}'s response stream. A reset that came while the step ran is
+   * goes out as a response stream ({@link #answerStream}). A reset that came while the step ran is
    * not lost: Akka HTTP cancels a response stream dispatched to a closed stream, which completes
    * the wait's {@code canceled} stage as a later reset does.
    */
@@ -303,22 +285,6 @@ public final class GrpcServiceHandler implements Function<HttpRequest, Completio
             : answerStream(attempt::answer, m.out(), writer), SAME_THREAD)
         .whenComplete((marshalled, failure) -> deliver(out, marshalled, failure));
     return out;
-  }
-
-  /**
-   * The call runs as a unary one through the pipeline; its answer (or error, in the trailers) is
-   * the one element of the response stream. A cancel of that stream before the answer completes
-   * the service's {@code canceled} stage.
-   */
-  private <Q, R> CompletionStage<HttpResponse> cancelable(Cancelable<Q, R> m, HttpRequest request,
-      GrpcProtocol.GrpcProtocolReader reader, GrpcProtocol.GrpcProtocolWriter writer) {
-    return GrpcMarshalling.unmarshal(request.entity(), m.in(), materializer, reader).thenApply(p -> {
-      if (p.malformed() != null) {
-        return GrpcExceptionHandler.standard(p.malformed(), errors, writer, system);
-      }
-      return answerStream(canceled -> pipeline.unary(new GrpcCall(m.name(), request), p.request(),
-          q -> m.call().apply(q, canceled)), m.out(), writer);
-    }).exceptionally(e -> GrpcExceptionHandler.standard(e, GrpcErrors.MAPPER, writer, system));
   }
 
   /**

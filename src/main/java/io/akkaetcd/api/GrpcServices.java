@@ -155,8 +155,8 @@ public final class GrpcServices {
         .build(pipeline, mat, system));
     ElectionService election = shared.election();
     services.put(Election.name, builder.apply(Election.name)
-        .cancelable("Campaign", Election.Serializers.CampaignRequestSerializer,
-            Election.Serializers.CampaignResponseSerializer, election::campaign)
+        .waiting("Campaign", Election.Serializers.CampaignRequestSerializer,
+            Election.Serializers.CampaignResponseSerializer, election::tryCampaign)
         .method("Proclaim", Election.Serializers.ProclaimRequestSerializer,
             Election.Serializers.ProclaimResponseSerializer, election::proclaim)
         .method("Leader", Election.Serializers.LeaderRequestSerializer, Election.Serializers.LeaderResponseSerializer,

@@ -6,7 +6,6 @@ import io.akkaetcd.api.pipeline.Call;
 import io.akkaetcd.api.pipeline.CurrentCall;
 import io.akkaetcd.api.pipeline.Methods;
 import io.akkaetcd.api.pipeline.Pipeline;
-import io.akkaetcd.auth.AuthInfo;
 import io.akkaetcd.concurrency.Store;
 import io.akkaetcd.errors.EtcdFailures;
 import io.akkaetcd.proto.etcdserverpb.DeleteRangeRequest;
@@ -21,6 +20,7 @@ import io.akkaetcd.proto.etcdserverpb.WatchCreateRequest;
 import io.akkaetcd.proto.etcdserverpb.WatchResponse;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import java.util.function.Function;
 
 /**
  * The recipes' {@link Store} on a member: each call goes through the member's {@link Pipeline}
@@ -28,64 +28,70 @@ import java.util.concurrent.CompletionStage;
  * the gRPC transport calls, as etcd's v3lock and v3election call the member through its own
  * client. Each call acts as one user (null: anonymous), so auth checks the recipes' keys against
  * their caller's permissions as etcd's do. Failures are the bare etcd errors.
+ *
+ * <p>Uncontended, a Lock is then one pass of the pipeline for its gRPC call and one stage check of
+ * its txn; Unlock one pass and one check of its DeleteRange.
  */
 final class PipelineStore implements Store {
   private final Pipeline pipeline;
   private final KvService kv;
   private final LeaseService lease;
   private final WatchService watch;
-  private final String user;
+  /** The call this store serves, already through the pipeline; null: calls of their own. */
+  private final Call outer;
 
   PipelineStore(Pipeline pipeline, KvService kv, LeaseService lease, WatchService watch) {
     this(pipeline, kv, lease, watch, null);
   }
 
-  private PipelineStore(Pipeline pipeline, KvService kv, LeaseService lease, WatchService watch, String user) {
+  private PipelineStore(Pipeline pipeline, KvService kv, LeaseService lease, WatchService watch, Call outer) {
     this.pipeline = pipeline;
     this.kv = kv;
     this.lease = lease;
     this.watch = watch;
-    this.user = user;
+    this.outer = outer;
   }
 
-  /** This store acting as the user of {@code who} (null: anonymous). */
-  PipelineStore actingAs(AuthInfo who) {
-    String name = who == null ? null : who.username();
-    return java.util.Objects.equals(name, user) ? this : new PipelineStore(pipeline, kv, lease, watch, name);
-  }
-
-  /** The store acting as the call being entered (etcd's v3lock/v3election pass on the caller's context). */
+  /**
+   * The store acting as the call being entered (etcd's v3lock/v3election pass on the caller's
+   * context): its unary calls are nested in that call ({@link Pipeline#nested}), one pass of the
+   * pipeline for the caller's request; outside a call, each is an anonymous call of its own.
+   */
   Store forCurrentCall() {
-    return actingAs(CurrentCall.authInfo());
+    Call call = CurrentCall.call();
+    return call == null ? this : new PipelineStore(pipeline, kv, lease, watch, call);
   }
 
   @Override
   public CompletionStage<TxnResponse> txn(TxnRequest request) {
-    return unwrapped(pipeline.unary(Call.inProcess(Methods.TXN, user), request, kv::txn));
+    return unary(Methods.TXN, request, kv::txn);
   }
 
   @Override
   public CompletionStage<RangeResponse> range(RangeRequest request) {
-    return unwrapped(pipeline.unary(Call.inProcess(Methods.RANGE, user), request, kv::range));
+    return unary(Methods.RANGE, request, kv::range);
   }
 
   @Override
   public CompletionStage<DeleteRangeResponse> delete(DeleteRangeRequest request) {
-    return unwrapped(pipeline.unary(Call.inProcess(Methods.DELETE_RANGE, user), request, kv::deleteRange));
+    return unary(Methods.DELETE_RANGE, request, kv::deleteRange);
   }
 
   @Override
   public CompletionStage<LeaseGrantResponse> grant(LeaseGrantRequest request) {
-    return unwrapped(pipeline.unary(Call.inProcess(Methods.LEASE_GRANT, user), request, lease::leaseGrant));
+    return unary(Methods.LEASE_GRANT, request, lease::leaseGrant);
   }
 
   @Override
   public Source<WatchResponse, NotUsed> watch(WatchCreateRequest request) {
-    return SingleWatch.of(request, in -> pipeline.stream(Call.inProcess(Methods.WATCH, user), in, watch::watch))
+    Call call = Call.inProcess(Methods.WATCH, outer == null ? null : outer.user());
+    return SingleWatch.of(request, in -> pipeline.stream(call, in, watch::watch))
         .mapError(Throwable.class, EtcdFailures::cause);
   }
 
-  private static <R> CompletionStage<R> unwrapped(CompletionStage<R> result) {
+  private <Q, R> CompletionStage<R> unary(String method, Q request, Function<Q, CompletionStage<R>> service) {
+    CompletionStage<R> result = outer == null ? pipeline.unary(Call.inProcess(method), request, service)
+        : pipeline.nested(outer, method, request, service);
     return result.handle((r, e) -> e == null ? CompletableFuture.completedFuture(r)
         : CompletableFuture.<R>failedFuture(EtcdFailures.cause(e))).thenCompose(f -> f);
   }

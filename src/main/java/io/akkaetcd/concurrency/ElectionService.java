@@ -9,7 +9,6 @@ import io.akkaetcd.errors.EtcdFailures;
 import io.akkaetcd.proto.etcdserverpb.Compare;
 import io.akkaetcd.proto.etcdserverpb.DeleteRangeRequest;
 import io.akkaetcd.proto.etcdserverpb.PutRequest;
-import io.akkaetcd.proto.etcdserverpb.RangeRequest;
 import io.akkaetcd.proto.etcdserverpb.RequestOp;
 import io.akkaetcd.proto.etcdserverpb.ResponseHeader;
 import io.akkaetcd.proto.etcdserverpb.TxnRequest;
@@ -65,35 +64,56 @@ public final class ElectionService implements Election {
    * completes while it waits, the caller's key is deleted (etcd's Campaign resigns on a canceled
    * context); any other failed wait leaves the key, as etcd's does.
    */
-  public CompletionStage<CampaignResponse> campaign(CampaignRequest in, CompletionStage<?> canceled) {
+  public CompletionStage<CampaignResponse> campaign(CampaignRequest in, CompletionStage<Void> canceled) {
+    return tryCampaign(in).thenCompose(attempt -> attempt.answer(canceled));
+  }
+
+  /**
+   * Campaign up to its one txn, which puts the caller's key if new and reads the oldest key in the
+   * same apply: {@link Attempt.Done} when the caller leads already with its value (no wait, no
+   * watch: etcd's waitDeletes would find no older key at that revision), else the rest of the
+   * campaign (proclaiming a new value, then the wait for the older keys' deletion). A caller that
+   * wins but leaves during the txn keeps its key, where etcd's waitDeletes would see the canceled
+   * context and resign: the gRPC transport does not learn of a reset before a unary answer.
+   */
+  public CompletionStage<Attempt<CampaignResponse>> tryCampaign(CampaignRequest in) {
     Store store = callerStore.get();
     ByteString prefix = Keys.prefix(in.getName());
     return ClientErrors.asClient(Sessions.lease(store, in.getLease()).thenCompose(lease -> {
       ByteString key = Keys.contender(prefix, lease);
-      TxnRequest enter = TxnRequest.newBuilder()
-          .addCompare(createRevisionIs(key, 0))
-          .addSuccess(RequestOp.newBuilder().setRequestPut(
-              PutRequest.newBuilder().setKey(key).setValue(in.getValue()).setLease(lease)))
-          .addFailure(RequestOp.newBuilder().setRequestRange(RangeRequest.newBuilder().setKey(key)))
-          .build();
-      return store.txn(enter).thenCompose(t -> {
+      return store.txn(Keys.enter(prefix, key, in.getValue(), lease)).thenApply(t -> {
+        KeyValue mine = t.getSucceeded() ? null : t.getResponses(0).getResponseRange().getKvs(0);
         LeaderKey leader = LeaderKey.newBuilder().setName(in.getName()).setKey(key).setLease(lease)
-            .setRev(t.getSucceeded() ? t.getHeader().getRevision()
-                : t.getResponses(0).getResponseRange().getKvs(0).getCreateRevision())
+            .setRev(mine == null ? t.getHeader().getRevision() : mine.getCreateRevision())
             .build();
-        CompletionStage<Void> value = CompletableFuture.completedFuture(null);
-        if (!t.getSucceeded() && !t.getResponses(0).getResponseRange().getKvs(0).getValue().equals(in.getValue())) {
-          // Re-campaigning with a new value proclaims it; a failed proclaim resigns (as etcd).
-          value = proclaim(store, leader, in.getValue()).thenApply(h -> (Void) null)
-              .exceptionallyCompose(e -> resign(store, leader).handle((h, x) -> null)
-                  .thenCompose(v -> CompletableFuture.failedFuture(e)));
+        CampaignResponse won = CampaignResponse.newBuilder().setHeader(t.getHeader()).setLeader(leader).build();
+        boolean sameValue = mine == null || mine.getValue().equals(in.getValue());
+        var oldest = t.getResponses(1).getResponseRange().getKvsList();
+        if (sameValue && (oldest.isEmpty() || oldest.get(0).getCreateRevision() == leader.getRev())) {
+          return Attempt.done(won);
         }
-        return value.thenCompose(v -> WaitDeletes.waitDeletes(store, mat, prefix, leader.getRev() - 1, canceled))
-            .exceptionallyCompose(e -> EtcdFailures.cause(e) != WaitDeletes.CANCELED ? CompletableFuture.failedFuture(e)
-                : resign(store, leader).handle((h, x) -> null).thenCompose(n -> CompletableFuture.failedFuture(e)))
-            .thenApply(h -> CampaignResponse.newBuilder().setHeader(t.getHeader()).setLeader(leader).build());
+        return Attempt.waiting(canceled -> ClientErrors.asClient(awaitTurn(store, prefix, leader, sameValue, in.getValue(), canceled)
+            .thenApply(h -> won)));
       });
     }));
+  }
+
+  /**
+   * The contended rest of a campaign: proclaim {@code value} unless the key has it (a failed
+   * proclaim resigns, as etcd), then wait for the deletion of every older key; a canceled wait
+   * resigns.
+   */
+  private CompletionStage<ResponseHeader> awaitTurn(Store store, ByteString prefix, LeaderKey leader, boolean sameValue,
+      ByteString value, CompletionStage<Void> canceled) {
+    CompletionStage<Void> proclaimed = CompletableFuture.completedFuture(null);
+    if (!sameValue) {
+      proclaimed = proclaim(store, leader, value).thenApply(h -> (Void) null)
+          .exceptionallyCompose(e -> resign(store, leader).handle((h, x) -> null)
+              .thenCompose(v -> CompletableFuture.failedFuture(e)));
+    }
+    return proclaimed.thenCompose(v -> WaitDeletes.waitDeletes(store, mat, prefix, leader.getRev() - 1, canceled))
+        .exceptionallyCompose(e -> EtcdFailures.cause(e) != WaitDeletes.CANCELED ? CompletableFuture.failedFuture(e)
+            : resign(store, leader).handle((h, x) -> null).thenCompose(n -> CompletableFuture.failedFuture(e)));
   }
 
   @Override

@@ -2,12 +2,7 @@ package io.akkaetcd.concurrency;
 
 import akka.stream.Materializer;
 import com.google.protobuf.ByteString;
-import io.akkaetcd.proto.etcdserverpb.Compare;
 import io.akkaetcd.proto.etcdserverpb.DeleteRangeRequest;
-import io.akkaetcd.proto.etcdserverpb.PutRequest;
-import io.akkaetcd.proto.etcdserverpb.RangeRequest;
-import io.akkaetcd.proto.etcdserverpb.RequestOp;
-import io.akkaetcd.proto.etcdserverpb.TxnRequest;
 import io.akkaetcd.proto.v3lockpb.Lock;
 import io.akkaetcd.proto.v3lockpb.LockRequest;
 import io.akkaetcd.proto.v3lockpb.LockResponse;
@@ -60,7 +55,7 @@ public final class LockService implements Lock {
     ByteString prefix = Keys.prefix(in.getName());
     return ClientErrors.asClient(Sessions.lease(store, in.getLease()).thenCompose(lease -> {
       ByteString myKey = Keys.contender(prefix, lease);
-      return store.txn(enqueue(prefix, myKey, lease)).thenApply(t -> {
+      return store.txn(Keys.enter(prefix, myKey, ByteString.EMPTY, lease)).thenApply(t -> {
         long myRev = t.getSucceeded() ? t.getHeader().getRevision()
             : t.getResponses(0).getResponseRange().getKvs(0).getCreateRevision();
         var owner = t.getResponses(1).getResponseRange().getKvsList();
@@ -87,18 +82,5 @@ public final class LockService implements Lock {
   public CompletionStage<UnlockResponse> unlock(UnlockRequest in) {
     return ClientErrors.asClient(callerStore.get().delete(DeleteRangeRequest.newBuilder().setKey(in.getKey()).build())
         .thenApply(d -> UnlockResponse.newBuilder().setHeader(d.getHeader()).build()));
-  }
-
-  /** If the key is new, put it under the lease; either way read it and the current owner. */
-  static TxnRequest enqueue(ByteString prefix, ByteString myKey, long lease) {
-    RequestOp owner = RequestOp.newBuilder().setRequestRange(Keys.firstCreated(prefix)).build();
-    return TxnRequest.newBuilder()
-        .addCompare(Compare.newBuilder().setKey(myKey).setTarget(Compare.CompareTarget.CREATE)
-            .setResult(Compare.CompareResult.EQUAL).setCreateRevision(0))
-        .addSuccess(RequestOp.newBuilder().setRequestPut(PutRequest.newBuilder().setKey(myKey).setLease(lease)))
-        .addSuccess(owner)
-        .addFailure(RequestOp.newBuilder().setRequestRange(RangeRequest.newBuilder().setKey(myKey)))
-        .addFailure(owner)
-        .build();
   }
 }

@@ -224,6 +224,48 @@ class JetcdLockElectionDifferentialTest {
     });
   }
 
+  /**
+   * Campaigns that win at once (akka-etcd answers them as unary calls, from the one txn): a first
+   * campaign, the leader campaigning again with its value, a fresh campaign after a resign, and
+   * the leadership moving to a waiting candidate on a resign and on a revoked lease.
+   */
+  @Test
+  void uncontendedCampaignsWinAtOnceAndHandOver() throws Exception {
+    assertSameTranscript(s -> {
+      Election election = s.client.getElectionClient();
+      long a = s.grant(30);
+      long b = s.grant(30);
+      CampaignResponse won = get(election.campaign(bytes("eu"), a, bytes("a1")));
+      LeaderKey first = won.getLeader();
+      s.log("a leads " + s.key(first.getKey()) + " rev " + s.rev(first.getRevision()) + " header "
+          + s.rev(won.getHeader().getRevision()));
+      CampaignResponse again = get(election.campaign(bytes("eu"), a, bytes("a1")));
+      s.log("a again " + s.key(again.getLeader().getKey()) + " rev " + s.rev(again.getLeader().getRevision())
+          + " header " + s.rev(again.getHeader().getRevision()));
+      CompletableFuture<CampaignResponse> waiting = election.campaign(bytes("eu"), b, bytes("b1"));
+      JetcdLeaseTest.await("b's key", TIMEOUT, () -> s.count("eu/") == 2);
+      assertFalse(waiting.isDone(), "b leads while a does");
+      s.log("a resigns at " + s.rev(get(election.resign(first)).getHeader().getRevision()));
+      LeaderKey second = get(waiting).getLeader();
+      s.log("b leads " + s.key(second.getKey()) + " rev " + s.rev(second.getRevision()) + ", value "
+          + get(election.leader(bytes("eu"))).getKv().getValue().toString(StandardCharsets.UTF_8));
+      s.log("a's old key proclaims: " + failure(() -> get(election.proclaim(first, bytes("a9")))));
+      CompletableFuture<CampaignResponse> back = election.campaign(bytes("eu"), a, bytes("a2"));
+      JetcdLeaseTest.await("a's new key", TIMEOUT, () -> s.count("eu/") == 2);
+      assertFalse(back.isDone(), "a leads while b does");
+      get(s.client.getLeaseClient().revoke(b));
+      LeaderKey third = get(back).getLeader();
+      s.log("after b's lease is revoked a leads " + s.key(third.getKey()) + " rev " + s.rev(third.getRevision()));
+      s.log("a proclaims a3 at " + s.rev(get(election.proclaim(third, bytes("a3"))).getHeader().getRevision()));
+      get(election.resign(third));
+      CampaignResponse fresh = get(election.campaign(bytes("eu"), s.grant(30), bytes("c1")));
+      s.log("a fresh candidate leads at once " + s.key(fresh.getLeader().getKey()) + " rev "
+          + s.rev(fresh.getLeader().getRevision()) + " header " + s.rev(fresh.getHeader().getRevision()));
+      get(election.resign(fresh.getLeader()));
+      s.log("keys left " + s.count("eu/"));
+    });
+  }
+
   @Test
   void electionErrors() throws Exception {
     assertSameTranscript(s -> {

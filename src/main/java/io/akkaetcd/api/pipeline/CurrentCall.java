@@ -27,6 +27,11 @@ public final class CurrentCall {
     }
   }
 
+  /** The call being entered, or null outside one. */
+  public static Call call() {
+    return CURRENT.get();
+  }
+
   /** Who the call being entered acts as: null outside a call or for an anonymous one. */
   public static AuthInfo authInfo() {
     Call call = CURRENT.get();

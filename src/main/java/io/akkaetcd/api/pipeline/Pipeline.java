@@ -53,6 +53,17 @@ public final class Pipeline {
   }
 
   /**
+   * A unary call a service makes while serving {@code outer} (a recipe's txn: etcd's v3lock calls
+   * its in-process client with the caller's context). {@code outer} has passed the readiness wait
+   * and is observed already, so this one only runs the stages, as an in-process call of
+   * {@code method} acting as {@code outer}'s user; it is not observed on its own (etcd's in-process
+   * client bypasses the gRPC interceptors and their metrics).
+   */
+  public <Q, R> CompletionStage<R> nested(Call outer, String method, Q request, Function<Q, CompletionStage<R>> service) {
+    return admit(Call.inProcess(method, outer.user()), request, service);
+  }
+
+  /**
    * A stream (Watch, LeaseKeepAlive; a server stream gets its one request as {@code requests}):
    * checked once as it opens; a refusal fails it before the service sees its requests.
    */
