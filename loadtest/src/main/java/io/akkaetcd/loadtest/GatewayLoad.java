@@ -2,10 +2,12 @@ package io.akkaetcd.loadtest;
 
 import io.grpc.ManagedChannel;
 import io.grpc.Status;
+import java.net.InetSocketAddress;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Base64;
 import java.util.List;
@@ -15,13 +17,53 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * Puts through the JSON gateway: POST /v3/kv/put with base64 key and value over keep-alive
- * HTTP/1.1 connections (a JDK HttpClient per --conns, each opening a connection per client it
- * carries: 64 clients over 8 of them hold 64 connections), to the endpoint of the gRPC channels.
+ * HTTP/1.1 connections, to the endpoint of the gRPC channels. By default ({@code --http-client
+ * lean}) each client has its own connection of one {@link Http1Client}, whose cost per request is
+ * small beside a server's; {@code --http-client jdk} uses a JDK HttpClient per --conns instead, each
+ * opening a connection per client it carries (64 clients over 8 of them hold 64 connections).
  */
 final class GatewayLoad {
   private GatewayLoad() {}
 
+  private static final byte[] KEY_FIELD = "{\"key\":\"".getBytes(StandardCharsets.US_ASCII);
+  private static final byte[] VALUE_FIELD = "\",\"value\":\"".getBytes(StandardCharsets.US_ASCII);
+  private static final byte[] END = "\"}".getBytes(StandardCharsets.US_ASCII);
+
   static Report put(Options o, List<ManagedChannel> ch, int clients, long total, double rate) throws InterruptedException {
+    String client = o.string("http-client", "lean");
+    return switch (client) {
+      case "lean" -> leanPut(o, ch, clients, total, rate);
+      case "jdk" -> jdkPut(o, ch, clients, total, rate);
+      default -> throw new IllegalArgumentException("--http-client must be lean or jdk: " + client);
+    };
+  }
+
+  private static Report leanPut(Options o, List<ManagedChannel> ch, int clients, long total, double rate)
+      throws InterruptedException {
+    String authority = ch.get(0).authority();
+    int colon = authority.lastIndexOf(':');
+    InetSocketAddress address = new InetSocketAddress(authority.substring(0, colon), Integer.parseInt(authority.substring(colon + 1)));
+    Base64.Encoder b64 = Base64.getEncoder();
+    try (Http1Client http = new Http1Client(address, "/v3/kv/put", clients)) {
+      return KvLoad.put("gateway-put", o, http.connections(), (c, req, done) -> {
+        byte[] body = c.scratch();
+        int n = append(body, 0, KEY_FIELD);
+        n = append(body, n, b64.encode(req.getKey().toByteArray()));
+        n = append(body, n, VALUE_FIELD);
+        n = append(body, n, b64.encode(req.getValue().toByteArray()));
+        n = append(body, n, END);
+        c.post(body, n, done);
+      }, clients, total, rate);
+    }
+  }
+
+  private static int append(byte[] to, int at, byte[] bytes) {
+    System.arraycopy(bytes, 0, to, at, bytes.length);
+    return at + bytes.length;
+  }
+
+  private static Report jdkPut(Options o, List<ManagedChannel> ch, int clients, long total, double rate)
+      throws InterruptedException {
     String base = "http://" + ch.get(0).authority();
     List<HttpClient> https = new ArrayList<>();
     for (int i = 0; i < ch.size(); i++) {
