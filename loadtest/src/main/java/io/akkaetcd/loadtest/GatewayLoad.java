@@ -40,11 +40,8 @@ final class GatewayLoad {
 
   private static Report leanPut(Options o, List<ManagedChannel> ch, int clients, long total, double rate)
       throws InterruptedException {
-    String authority = ch.get(0).authority();
-    int colon = authority.lastIndexOf(':');
-    InetSocketAddress address = new InetSocketAddress(authority.substring(0, colon), Integer.parseInt(authority.substring(colon + 1)));
     Base64.Encoder b64 = Base64.getEncoder();
-    try (Http1Client http = new Http1Client(address, "/v3/kv/put", clients)) {
+    try (Http1Client http = new Http1Client(address(ch), "/v3/kv/put", clients)) {
       return KvLoad.put("gateway-put", o, http.connections(), (c, req, done) -> {
         byte[] body = c.scratch();
         int n = append(body, 0, KEY_FIELD);
@@ -55,6 +52,13 @@ final class GatewayLoad {
         c.post(body, n, done);
       }, clients, total, rate);
     }
+  }
+
+  /** The endpoint of the gRPC channels. */
+  private static InetSocketAddress address(List<ManagedChannel> ch) {
+    String authority = ch.get(0).authority();
+    int colon = authority.lastIndexOf(':');
+    return new InetSocketAddress(authority.substring(0, colon), Integer.parseInt(authority.substring(colon + 1)));
   }
 
   private static int append(byte[] to, int at, byte[] bytes) {
@@ -84,20 +88,18 @@ final class GatewayLoad {
   }
 
   /**
-   * Gateway watch latency: one chunked POST /v3/watch on one key, then --put-total puts over gRPC by
-   * one client at --put-rate; each event line's latency is from its put's send. One putter, so the
-   * events arrive in the order the puts were sent.
+   * Gateway watch latency: one chunked POST /v3/watch on one key (a plain socket, read by one
+   * thread), then --put-total puts over gRPC by one client at --put-rate; each event line's latency
+   * is from its put's send. One putter, so the events arrive in the order the puts were sent.
    */
   static Report watchLatency(Options o, List<ManagedChannel> ch) throws InterruptedException {
     int puts = o.integer("put-total", 1000);
     double rate = o.decimal("put-rate", 100);
     com.google.protobuf.ByteString key = com.google.protobuf.ByteString.copyFromUtf8("gateway-watch");
-    HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
     String create = "{\"create_request\":{\"key\":\"" + Base64.getEncoder().encodeToString(key.toByteArray()) + "\"}}";
-    HttpResponse<java.io.InputStream> watch;
+    ChunkedStream watch;
     try {
-      watch = http.send(HttpRequest.newBuilder(URI.create("http://" + ch.get(0).authority() + "/v3/watch"))
-          .POST(HttpRequest.BodyPublishers.ofString(create)).build(), HttpResponse.BodyHandlers.ofInputStream());
+      watch = ChunkedStream.post(address(ch), "/v3/watch", create);
     } catch (java.io.IOException e) {
       throw new java.io.UncheckedIOException(e);
     }
@@ -108,7 +110,7 @@ final class GatewayLoad {
     AtomicInteger events = new AtomicInteger();
     Thread reader = new Thread(() -> {
       try (java.io.BufferedReader r = new java.io.BufferedReader(
-          new java.io.InputStreamReader(watch.body(), java.nio.charset.StandardCharsets.UTF_8))) {
+          new java.io.InputStreamReader(watch, java.nio.charset.StandardCharsets.UTF_8))) {
         for (String line = r.readLine(); line != null; line = r.readLine()) {
           if (line.contains("\"created\":true")) created.countDown();
           // a line may carry several events: count each "kv"
@@ -137,7 +139,7 @@ final class GatewayLoad {
     if (!delivered.await(60, TimeUnit.SECONDS)) report.error("events missing: " + delivered.getCount());
     report.end();
     try {
-      watch.body().close();
+      watch.close();
     } catch (java.io.IOException ignored) {
       // the stream is done with either way
     }
