@@ -17,6 +17,8 @@ public final class CorsOrigins {
   public static final CorsOrigins ANY = new CorsOrigins(Set.of("*"));
 
   private final Set<String> origins;
+  /** The headers naming {@code *}, made once: every plain answer carries them by default. */
+  private static final List<HttpHeader> ANY_ORIGIN = headers("*");
 
   private CorsOrigins(Set<String> origins) {
     this.origins = Set.copyOf(origins);
@@ -36,7 +38,7 @@ public final class CorsOrigins {
   /** The CORS headers of an answer to {@code req}; none for an origin not allowed. */
   List<HttpHeader> headers(HttpRequest req) {
     if (origins.contains("*")) {
-      return headers("*");
+      return ANY_ORIGIN;
     }
     String origin = req.getHeader("Origin").map(HttpHeader::value).orElse("");
     return origins.contains(origin) ? headers(origin) : List.of();

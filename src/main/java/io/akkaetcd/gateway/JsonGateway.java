@@ -3,6 +3,7 @@ package io.akkaetcd.gateway;
 import akka.NotUsed;
 import akka.http.javadsl.model.ContentTypes;
 import akka.http.javadsl.model.HttpEntities;
+import akka.http.javadsl.model.HttpEntity;
 import akka.http.javadsl.model.HttpMethods;
 import akka.http.javadsl.model.HttpRequest;
 import akka.http.javadsl.model.HttpResponse;
@@ -205,7 +206,14 @@ public final class JsonGateway implements Function<HttpRequest, CompletionStage<
         .withEntity(HttpEntities.createChunked(ContentTypes.APPLICATION_JSON, chunks));
   }
 
+  /**
+   * The whole body. A body that arrived with its head is already strict: taken as it is, since
+   * Akka HTTP's toStrict with a size limit materializes a stream even for a strict entity.
+   */
   private CompletionStage<String> body(HttpRequest req) {
+    if (req.entity() instanceof HttpEntity.Strict strict && strict.getData().size() <= maxBodyBytes) {
+      return CompletableFuture.completedFuture(strict.getData().utf8String());
+    }
     return req.entity().toStrict(BODY_TIMEOUT_MILLIS, maxBodyBytes, materializer)
         .thenApply(strict -> strict.getData().utf8String());
   }

@@ -16,6 +16,8 @@ import java.nio.charset.StandardCharsets;
 import java.util.Base64;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * Checks a request's JSON tree against the message descriptor as etcd 3.4's gateway reads it
@@ -30,7 +32,16 @@ final class JsonpbPrecheck {
   private JsonpbPrecheck() {}
 
   private static final Gson GSON = new Gson();
-  private static final String BASE64 = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+  /** The standard base64 alphabet's bytes. */
+  private static final boolean[] BASE64_DIGIT = new boolean[256];
+  /** Each message's fields in the Go struct's order; descriptors are few and live as long as the JVM. */
+  private static final Map<Descriptor, List<FieldDescriptor>> GO_ORDER = new ConcurrentHashMap<>();
+
+  static {
+    for (char c : "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".toCharArray()) {
+      BASE64_DIGIT[c] = true;
+    }
+  }
 
   /** The object {@code json} (checked by {@link GoJsonDecoder}) as JsonFormat should read it. */
   static String checked(String json, Descriptor type) throws InvalidProtocolBufferException {
@@ -41,8 +52,8 @@ final class JsonpbPrecheck {
     JsonObject in = expect(v, v.isJsonObject(), "map[string]json.RawMessage").getAsJsonObject();
     JsonObject out = new JsonObject();
     // the Go struct holds a oneof in one interface field, which jsonpb reads after the others
-    List<FieldDescriptor> fields = type.getFields().stream()
-        .sorted(Comparator.comparing(f -> f.getRealContainingOneof() != null)).toList();
+    List<FieldDescriptor> fields = GO_ORDER.computeIfAbsent(type, t -> t.getFields().stream()
+        .sorted(Comparator.comparing(f -> f.getRealContainingOneof() != null)).toList());
     for (FieldDescriptor f : fields) {
       JsonElement value = in.has(f.getJsonName()) ? in.get(f.getJsonName()) : in.get(f.getName());
       value = f.isRepeated() ? repeated(value, f) : single(value, f);
@@ -164,7 +175,7 @@ final class JsonpbPrecheck {
         throw corrupt(si - j); // a quantum cut short
       }
       byte c = src[si++];
-      if (BASE64.indexOf(c) >= 0) {
+      if (BASE64_DIGIT[c & 0xff]) {
         digits.append((char) c);
         j++;
       } else if (c != '\n' && c != '\r') {

@@ -2,10 +2,12 @@ package io.akkaetcd.loadtest;
 
 import io.grpc.ManagedChannel;
 import io.grpc.Status;
+import java.net.InetSocketAddress;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Base64;
 import java.util.List;
@@ -15,13 +17,57 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * Puts through the JSON gateway: POST /v3/kv/put with base64 key and value over keep-alive
- * HTTP/1.1 connections (a JDK HttpClient per --conns, each opening a connection per client it
- * carries: 64 clients over 8 of them hold 64 connections), to the endpoint of the gRPC channels.
+ * HTTP/1.1 connections, to the endpoint of the gRPC channels. By default ({@code --http-client
+ * lean}) each client has its own connection of one {@link Http1Client}, whose cost per request is
+ * small beside a server's; {@code --http-client jdk} uses a JDK HttpClient per --conns instead, each
+ * opening a connection per client it carries (64 clients over 8 of them hold 64 connections).
  */
 final class GatewayLoad {
   private GatewayLoad() {}
 
+  private static final byte[] KEY_FIELD = "{\"key\":\"".getBytes(StandardCharsets.US_ASCII);
+  private static final byte[] VALUE_FIELD = "\",\"value\":\"".getBytes(StandardCharsets.US_ASCII);
+  private static final byte[] END = "\"}".getBytes(StandardCharsets.US_ASCII);
+
   static Report put(Options o, List<ManagedChannel> ch, int clients, long total, double rate) throws InterruptedException {
+    String client = o.string("http-client", "lean");
+    return switch (client) {
+      case "lean" -> leanPut(o, ch, clients, total, rate);
+      case "jdk" -> jdkPut(o, ch, clients, total, rate);
+      default -> throw new IllegalArgumentException("--http-client must be lean or jdk: " + client);
+    };
+  }
+
+  private static Report leanPut(Options o, List<ManagedChannel> ch, int clients, long total, double rate)
+      throws InterruptedException {
+    Base64.Encoder b64 = Base64.getEncoder();
+    try (Http1Client http = new Http1Client(address(ch), "/v3/kv/put", clients)) {
+      return KvLoad.put("gateway-put", o, http.connections(), (c, req, done) -> {
+        byte[] body = c.scratch();
+        int n = append(body, 0, KEY_FIELD);
+        n = append(body, n, b64.encode(req.getKey().toByteArray()));
+        n = append(body, n, VALUE_FIELD);
+        n = append(body, n, b64.encode(req.getValue().toByteArray()));
+        n = append(body, n, END);
+        c.post(body, n, done);
+      }, clients, total, rate);
+    }
+  }
+
+  /** The endpoint of the gRPC channels. */
+  private static InetSocketAddress address(List<ManagedChannel> ch) {
+    String authority = ch.get(0).authority();
+    int colon = authority.lastIndexOf(':');
+    return new InetSocketAddress(authority.substring(0, colon), Integer.parseInt(authority.substring(colon + 1)));
+  }
+
+  private static int append(byte[] to, int at, byte[] bytes) {
+    System.arraycopy(bytes, 0, to, at, bytes.length);
+    return at + bytes.length;
+  }
+
+  private static Report jdkPut(Options o, List<ManagedChannel> ch, int clients, long total, double rate)
+      throws InterruptedException {
     String base = "http://" + ch.get(0).authority();
     List<HttpClient> https = new ArrayList<>();
     for (int i = 0; i < ch.size(); i++) {
@@ -42,20 +88,18 @@ final class GatewayLoad {
   }
 
   /**
-   * Gateway watch latency: one chunked POST /v3/watch on one key, then --put-total puts over gRPC by
-   * one client at --put-rate; each event line's latency is from its put's send. One putter, so the
-   * events arrive in the order the puts were sent.
+   * Gateway watch latency: one chunked POST /v3/watch on one key (a plain socket, read by one
+   * thread), then --put-total puts over gRPC by one client at --put-rate; each event line's latency
+   * is from its put's send. One putter, so the events arrive in the order the puts were sent.
    */
   static Report watchLatency(Options o, List<ManagedChannel> ch) throws InterruptedException {
     int puts = o.integer("put-total", 1000);
     double rate = o.decimal("put-rate", 100);
     com.google.protobuf.ByteString key = com.google.protobuf.ByteString.copyFromUtf8("gateway-watch");
-    HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
     String create = "{\"create_request\":{\"key\":\"" + Base64.getEncoder().encodeToString(key.toByteArray()) + "\"}}";
-    HttpResponse<java.io.InputStream> watch;
+    ChunkedStream watch;
     try {
-      watch = http.send(HttpRequest.newBuilder(URI.create("http://" + ch.get(0).authority() + "/v3/watch"))
-          .POST(HttpRequest.BodyPublishers.ofString(create)).build(), HttpResponse.BodyHandlers.ofInputStream());
+      watch = ChunkedStream.post(address(ch), "/v3/watch", create);
     } catch (java.io.IOException e) {
       throw new java.io.UncheckedIOException(e);
     }
@@ -66,7 +110,7 @@ final class GatewayLoad {
     AtomicInteger events = new AtomicInteger();
     Thread reader = new Thread(() -> {
       try (java.io.BufferedReader r = new java.io.BufferedReader(
-          new java.io.InputStreamReader(watch.body(), java.nio.charset.StandardCharsets.UTF_8))) {
+          new java.io.InputStreamReader(watch, java.nio.charset.StandardCharsets.UTF_8))) {
         for (String line = r.readLine(); line != null; line = r.readLine()) {
           if (line.contains("\"created\":true")) created.countDown();
           // a line may carry several events: count each "kv"
@@ -95,7 +139,7 @@ final class GatewayLoad {
     if (!delivered.await(60, TimeUnit.SECONDS)) report.error("events missing: " + delivered.getCount());
     report.end();
     try {
-      watch.body().close();
+      watch.close();
     } catch (java.io.IOException ignored) {
       // the stream is done with either way
     }

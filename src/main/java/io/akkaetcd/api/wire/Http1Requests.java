@@ -75,39 +75,55 @@ final class Http1Requests {
     return rest;
   }
 
-  /** The head without its h2c upgrade fields; sets {@link #body} from its framing fields. */
+  /**
+   * The head without its h2c upgrade fields; sets {@link #body} from its framing fields. Read in
+   * place, line by line: a new head is built only when a field is dropped.
+   */
   private ByteString rewrite(ByteString complete) {
-    String[] lines = complete.decodeString(StandardCharsets.ISO_8859_1).split("\r\n", -1);
-    StringBuilder kept = new StringBuilder(complete.size());
-    boolean dropped = false;
+    String head = complete.decodeString(StandardCharsets.ISO_8859_1);
+    StringBuilder kept = null;
+    int keptFrom = 0;
     body = 0;
-    for (int i = 0; i < lines.length; i++) {
-      String line = lines[i];
-      int colon = i == 0 ? -1 : line.indexOf(':');
-      String name = colon < 0 ? "" : line.substring(0, colon).trim().toLowerCase(Locale.ROOT);
-      String value = colon < 0 ? "" : line.substring(colon + 1).trim();
-      if (name.equals("http2-settings")
-          || name.equals("upgrade") && value.toLowerCase(Locale.ROOT).contains("h2c")) {
-        dropped = true;
+    // the request line first; every field line ends with CRLF, the last one before the blank line
+    for (int line = head.indexOf("\r\n") + 2, end; line < head.length() - 2; line = end + 2) {
+      end = head.indexOf("\r\n", line);
+      int colon = head.indexOf(':', line);
+      if (colon < 0 || colon > end) {
         continue;
       }
-      if (name.equals("transfer-encoding")) {
+      if (named(head, line, colon, "http2-settings")
+          || named(head, line, colon, "upgrade") && value(head, colon, end).toLowerCase(Locale.ROOT).contains("h2c")) {
+        kept = (kept == null ? new StringBuilder(head.length()) : kept).append(head, keptFrom, line);
+        keptFrom = end + 2;
+      } else if (named(head, line, colon, "transfer-encoding")) {
         body = -1;
-      } else if (name.equals("content-length") && body >= 0) {
+      } else if (named(head, line, colon, "content-length") && body >= 0) {
         try {
-          body = Long.parseLong(value);
+          body = Long.parseLong(value(head, colon, end));
         } catch (NumberFormatException e) {
           body = -1; // Akka HTTP refuses it and closes the connection
         }
-      }
-      kept.append(line);
-      if (i < lines.length - 1) {
-        kept.append("\r\n");
       }
     }
     if (body < -1) {
       body = -1;
     }
-    return dropped ? ByteString.fromString(kept.toString(), StandardCharsets.ISO_8859_1) : complete;
+    return kept == null ? complete
+        : ByteString.fromString(kept.append(head, keptFrom, head.length()).toString(), StandardCharsets.ISO_8859_1);
+  }
+
+  /** Whether the field name in {@code head[from, colon)}, blanks trimmed, is {@code name} in any case. */
+  private static boolean named(String head, int from, int colon, String name) {
+    while (from < colon && head.charAt(from) <= ' ') {
+      from++;
+    }
+    while (colon > from && head.charAt(colon - 1) <= ' ') {
+      colon--;
+    }
+    return colon - from == name.length() && head.regionMatches(true, from, name, 0, name.length());
+  }
+
+  private static String value(String head, int colon, int end) {
+    return head.substring(colon + 1, end).trim();
   }
 }
