@@ -51,7 +51,7 @@ final class ClientTls {
     if (!anyTls) {
       return new ClientTls(info, null);
     }
-    TlsConfig server = TlsConfig.server(info);
+    TlsConfig server = TlsConfig.server(info).withNativeEngines();
     log.info("starting with client TLS (tls-info {}, cipher-suites {})", info, info.cipherSuites());
     return new ClientTls(info, ConnectionContext.httpsServer(() -> server.newEngine(null, -1)));
   }

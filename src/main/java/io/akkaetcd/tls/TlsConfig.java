@@ -13,6 +13,8 @@ import javax.net.ssl.SSLParameters;
 import javax.net.ssl.SSLServerSocket;
 import javax.net.ssl.SSLSocket;
 import javax.net.ssl.TrustManager;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * etcd's {@code tls.Config} for one side, from a {@link TlsInfo}: a JSSE {@link SSLContext} with a
@@ -30,14 +32,27 @@ public final class TlsConfig {
   static final String H2 = "h2";
   private static final String HTTP11 = "http/1.1";
 
+  private static final Logger log = LoggerFactory.getLogger(TlsConfig.class);
+
   private final SSLContext context;
   private final SSLParameters parameters;
   private final boolean server;
+  private final KeyManager keys;
+  private final TrustManager trust;
+  /** True when {@code --cipher-suites} restricts TLS 1.2 to the parameters' suites. */
+  private final boolean restricted;
+  /** A server's native engines; null on a client, or where JSSE serves (see {@link BoringSslServer#create}). */
+  private final BoringSslServer boringSsl;
 
-  private TlsConfig(SSLContext context, SSLParameters parameters, boolean server) {
+  private TlsConfig(SSLContext context, SSLParameters parameters, boolean server, KeyManager keys, TrustManager trust,
+      boolean restricted, BoringSslServer boringSsl) {
     this.context = context;
     this.parameters = parameters;
     this.server = server;
+    this.keys = keys;
+    this.trust = trust;
+    this.restricted = restricted;
+    this.boringSsl = boringSsl;
   }
 
   /** etcd's {@code TLSInfo.ServerConfig}: the listener side. Fails start-up as etcd would. */
@@ -47,6 +62,26 @@ public final class TlsConfig {
     p.setNeedClientAuth(info.requiresClientCert());
     p.setApplicationProtocols(new String[] {H2});
     return config;
+  }
+
+  /**
+   * This server side with engines from BoringSSL where it loads, else JSSE's (this); logs which
+   * engine serves. Only the client listeners take it: Artery keeps JSSE for peers.
+   */
+  public TlsConfig withNativeEngines() {
+    String[] why = new String[1];
+    BoringSslServer boring = server ? BoringSslServer.create(keys, trust, parameters(), restricted, why) : null;
+    if (boring == null) {
+      log.info("TLS handshakes by the JDK (JSSE): native engine unavailable ({})", server ? why[0] : "client side");
+      return this;
+    }
+    log.info("TLS handshakes by {} (netty-tcnative)", BoringSslServer.version());
+    return new TlsConfig(context, parameters, true, keys, trust, restricted, boring);
+  }
+
+  /** True when {@link #newEngine} hands out BoringSSL engines. */
+  public boolean nativeEngines() {
+    return boringSsl != null;
   }
 
   /**
@@ -68,17 +103,17 @@ public final class TlsConfig {
           + ", cert: " + orEmpty(info.certFile()) + "]");
     }
     try {
-      KeyManager[] keys = {ReloadingKeyManager.load(info.certFile(), info.keyFile())};
-      TrustManager[] trust = {EtcdTrustManager.of(info, insecure)};
+      KeyManager keys = ReloadingKeyManager.load(info.certFile(), info.keyFile());
+      TrustManager trust = EtcdTrustManager.of(info, insecure);
       SSLContext context = SSLContext.getInstance("TLS");
-      context.init(keys, trust, null);
+      context.init(new KeyManager[] {keys}, new TrustManager[] {trust}, null);
       SSLParameters p = context.getDefaultSSLParameters();
       p.setProtocols(PROTOCOLS);
       if (!info.cipherSuites().isEmpty()) {
         p.setCipherSuites(suites(info.cipherSuites(), context));
         p.setUseCipherSuitesOrder(true);
       }
-      return new TlsConfig(context, p, server);
+      return new TlsConfig(context, p, server, keys, trust, !info.cipherSuites().isEmpty(), null);
     } catch (IOException e) {
       throw new StartupException(e.getMessage(), e);
     } catch (GeneralSecurityException e) {
@@ -117,6 +152,10 @@ public final class TlsConfig {
    * end (kept by the session); on a client, the host dialed, whose name the certificate must carry.
    */
   public SSLEngine newEngine(String peerHost, int peerPort) {
+    BoringSslServer boring = boringSsl;
+    if (boring != null) {
+      return boring.newEngine();
+    }
     SSLEngine engine = context.createSSLEngine(peerHost, peerPort);
     engine.setUseClientMode(!server);
     engine.setSSLParameters(parameters());

@@ -22,6 +22,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -29,7 +30,8 @@ import org.junit.jupiter.api.io.TempDir;
  * The client listener's contract for the wiring: Akka HTTP bound with
  * {@code enableHttps(ConnectionContext.httpsServer(() -> config.newEngine(...)))} serves HTTP/2
  * over TLS (ALPN h2) to a client with a certificate, and hands the session to the handler
- * ({@code ssl-session-attribute = on}), whose CN is the user (issue #26 item 3).
+ * ({@code ssl-session-attribute = on}), whose CN is the user (issue #26 item 3). Here with
+ * BoringSSL's engines, as the member serves; {@link JsseAkkaHttpsTest} with the JDK's.
  */
 class AkkaHttpsTest {
   @TempDir
@@ -48,12 +50,19 @@ class AkkaHttpsTest {
         """).withFallback(ConfigFactory.defaultReference()));
     ca = TestCerts.create(dir);
     TestCerts.Issued server = ca.server("server");
-    TlsConfig tls = TlsConfig.server(TlsInfo.client(Map.of("cert-file", server.cert().toString(), "key-file",
-        server.key().toString(), "trusted-ca-file", ca.caFile().toString())));
+    TlsConfig tls = engines(TlsConfig.server(TlsInfo.client(Map.of("cert-file", server.cert().toString(), "key-file",
+        server.key().toString(), "trusted-ca-file", ca.caFile().toString()))));
     binding = Http.get(system).newServerAt("127.0.0.1", 0)
         .enableHttps(ConnectionContext.httpsServer(() -> tls.newEngine(null, -1)))
         .bind(AkkaHttpsTest::whoAmI)
         .toCompletableFuture().orTimeout(30, TimeUnit.SECONDS).join();
+  }
+
+  /** The engines under test: BoringSSL's, as the member's client listeners use where it loads. */
+  TlsConfig engines(TlsConfig jsse) {
+    TlsConfig boring = jsse.withNativeEngines();
+    Assumptions.assumeTrue(boring.nativeEngines(), "no native TLS on this platform");
+    return boring;
   }
 
   private static CompletableFuture<HttpResponse> whoAmI(HttpRequest request) {
@@ -69,8 +78,21 @@ class AkkaHttpsTest {
   }
 
   private HttpClient client(TestCerts.Issued cert) throws Exception {
+    return client(cert, HttpClient.Version.HTTP_2);
+  }
+
+  private HttpClient client(TestCerts.Issued cert, HttpClient.Version version) throws Exception {
     return HttpClient.newBuilder().sslContext(new JdkClient(ca.caCertificate(), cert).context())
-        .version(HttpClient.Version.HTTP_2).connectTimeout(Duration.ofSeconds(10)).build();
+        .version(version).connectTimeout(Duration.ofSeconds(10)).build();
+  }
+
+  @Test
+  void http1ClientsGetHttp1() throws Exception {
+    java.net.http.HttpResponse<String> r = client(ca.client("root"), HttpClient.Version.HTTP_1_1).send(
+        java.net.http.HttpRequest.newBuilder(URI.create("https://127.0.0.1:" + binding.localAddress().getPort() + "/"))
+            .build(), BodyHandlers.ofString());
+    assertEquals(HttpClient.Version.HTTP_1_1, r.version());
+    assertEquals("root", r.body());
   }
 
   @Test

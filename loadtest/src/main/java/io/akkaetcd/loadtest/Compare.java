@@ -69,6 +69,8 @@ public final class Compare {
         new Workload("lease-keepalive, 64 clients, 1000 leases", "lease-keepalive --clients 64 --conns 8 --leases 1000 --total " + n),
         new Workload("gateway put, 64 clients, 64 HTTP/1.1 conns", "gateway-put --clients 64 --conns 8 --key-space-size 100000 --total " + n / 2),
         new Workload("gateway watch-latency, 1 chunked watcher", "gateway-watch-latency --put-rate 100 --put-total " + (full ? 1000 : 300)),
+        // #26: the per-connection cost without TLS, to split the TLS row's cost into handshake and the rest
+        new Workload("new connections (connect, 1 Range, close), 8 clients", "connect --clients 8 --conns 1 --total " + (full ? 5_000 : 1_000)),
         new Workload("lock+unlock, 64 clients over 64 names", "lock --clients 64 --conns 8 --names 64 --total " + n),
         new Workload("watch-latency, 10 streams x 100 watchers", "watch-latency --streams 10 --watchers-per-stream 100 --conns 2 --put-rate 100 --put-total " + (full ? 1000 : 300)),
         new Workload("watch-latency, 10 streams x 100 watchers, 500 puts/s", "watch-latency --streams 10 --watchers-per-stream 100 --conns 2 --put-rate 500 --put-total " + (full ? 5000 : 1500)),
