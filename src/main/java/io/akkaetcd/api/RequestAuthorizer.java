@@ -1,5 +1,6 @@
 package io.akkaetcd.api;
 
+import com.google.protobuf.ByteString;
 import io.akkaetcd.api.pipeline.Authorizer;
 import io.akkaetcd.api.pipeline.Call;
 import io.akkaetcd.api.pipeline.Methods;
@@ -8,6 +9,7 @@ import io.akkaetcd.apply.KvApplier;
 import io.akkaetcd.auth.AuthState;
 import io.akkaetcd.auth.RequestChecks;
 import io.akkaetcd.lease.Lessor;
+import io.akkaetcd.proto.etcdserverpb.LeaseKeepAliveRequest;
 import io.akkaetcd.proto.etcdserverpb.LeaseTimeToLiveRequest;
 import io.akkaetcd.proto.etcdserverpb.RangeRequest;
 import io.akkaetcd.proto.etcdserverpb.TxnRequest;
@@ -23,7 +25,9 @@ import java.util.Set;
  *
  * <p>With the strict matrix (etcd 3.5.28's fixes, behind akka-etcd's
  * {@code --experimental-strict-auth-matrix}) Compact, Alarm, Status, MoveLeader and MemberList
- * need root too, every lease RPC needs a user, and TimeToLive READ on the lease's keys.
+ * need root too, every lease RPC needs a user, TimeToLive READ on the lease's keys and each
+ * KeepAlive request WRITE on them, and a txn's nested txns are checked as it is (a write txn's
+ * here, before its proposal; its top level again at apply).
  */
 final class RequestAuthorizer implements Authorizer {
   /** The RPCs only root may make while auth is on (etcd 3.4). */
@@ -59,6 +63,8 @@ final class RequestAuthorizer implements Authorizer {
     }
     if (request instanceof RangeRequest r) {
       RequestChecks.range(state, call.authInfo(), r);
+    } else if (request instanceof TxnRequest t && strict) {
+      RequestChecks.txnWithNested(state, call.authInfo(), t);
     } else if (request instanceof TxnRequest t && KvApplier.isReadOnly(t)) {
       RequestChecks.txn(state, call.authInfo(), t);
     } else if (ROOT_ONLY.contains(call.method())) {
@@ -74,9 +80,21 @@ final class RequestAuthorizer implements Authorizer {
     } else if (STRICT_USER.contains(call.method())) {
       state.checkUser(call.authInfo());
       if (request instanceof LeaseTimeToLiveRequest ttl) {
-        RequestChecks.leaseRead(state, call.authInfo(),
-            lessor.get(ttl.getID()).map(lease -> List.copyOf(lease.keys())).orElse(List.of()));
+        RequestChecks.leaseRead(state, call.authInfo(), leaseKeys(ttl.getID()));
+      } else if (request instanceof LeaseKeepAliveRequest renew) {
+        RequestChecks.leaseKeepAlive(state, call.authInfo(), leaseKeys(renew.getID()));
       }
     }
+  }
+
+  /** Under the strict matrix each KeepAlive request is checked, not only the stream's opening. */
+  @Override
+  public boolean checksEachRequest(String method) {
+    return strict && Methods.LEASE_KEEP_ALIVE.equals(method);
+  }
+
+  /** The keys attached to the lease in this member's applied lessor; none for an unknown lease. */
+  private List<ByteString> leaseKeys(long id) {
+    return lessor.get(id).map(lease -> List.copyOf(lease.keys())).orElse(List.of());
   }
 }

@@ -69,16 +69,33 @@ public final class RequestChecks {
    * delete READ (with prev_kv) then WRITE; a nested txn is not looked into (etcd before 3.5.28).
    */
   public static void txn(AuthState s, AuthInfo who, TxnRequest r) {
+    txn(s, who, r, false);
+  }
+
+  /**
+   * Txn as etcd 3.5.28 checks it: {@link #txn(AuthState, AuthInfo, TxnRequest)}, with each nested
+   * txn checked the same way where it stands among its branch's ops, at any depth.
+   */
+  public static void txnWithNested(AuthState s, AuthInfo who, TxnRequest r) {
+    txn(s, who, r, true);
+  }
+
+  private static void txn(AuthState s, AuthInfo who, TxnRequest r, boolean nested) {
     for (Compare c : r.getCompareList()) {
       s.checkPermitted(who, c.getKey(), c.getRangeEnd(), PermType.READ);
     }
-    ops(s, who, r.getSuccessList());
-    ops(s, who, r.getFailureList());
+    ops(s, who, r.getSuccessList(), nested);
+    ops(s, who, r.getFailureList(), nested);
   }
 
-  private static void ops(AuthState s, AuthInfo who, List<RequestOp> ops) {
+  private static void ops(AuthState s, AuthInfo who, List<RequestOp> ops, boolean nested) {
     for (RequestOp op : ops) {
       switch (op.getRequestCase()) {
+        case REQUEST_TXN -> {
+          if (nested) {
+            txn(s, who, op.getRequestTxn(), true);
+          }
+        }
         case REQUEST_RANGE -> range(s, who, op.getRequestRange());
         case REQUEST_PUT -> s.checkPermitted(who, op.getRequestPut().getKey(), NONE, PermType.WRITE);
         case REQUEST_DELETE_RANGE -> {
@@ -95,6 +112,11 @@ public final class RequestChecks {
 
   /** LeaseRevoke: WRITE on every key attached to the lease. */
   public static void leaseRevoke(AuthState s, AuthInfo who, Collection<ByteString> leaseKeys) {
+    writeAll(s, who, leaseKeys);
+  }
+
+  /** LeaseKeepAlive (etcd 3.5.28, as LeaseRevoke): WRITE on every key attached to the lease. */
+  public static void leaseKeepAlive(AuthState s, AuthInfo who, Collection<ByteString> leaseKeys) {
     writeAll(s, who, leaseKeys);
   }
 

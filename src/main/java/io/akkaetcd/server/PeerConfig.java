@@ -36,6 +36,9 @@ final class PeerConfig {
     o.put("akka.remote.artery.canonical.port", self.getPort());
     o.put("akka.remote.artery.bind.hostname", bind.getHost());
     o.put("akka.remote.artery.bind.port", bind.getPort());
+    // Artery gives up binding the peer port after 3 s (its default) and the member exits; a
+    // starved machine needed longer (a secured chaos run at load 25). etcd's listener has no limit.
+    o.put("akka.remote.artery.bind.bind-timeout", "30s");
     // An append carries up to maxAppendBytes of entries, and one entry may be as large as the
     // largest request on top of that.
     long frame = maxAppendBytes + config.maxRequestBytes() + FRAME_SLACK;

@@ -75,9 +75,10 @@ class SecureChaosTest extends ClusterChaosTest {
 
   /**
    * Off in bin/test until it passes there: on the loaded machine the first two runs met a leaderless
-   * stretch (20 s without a leader after the leader froze; "no leader" on member add), and four
-   * more at a load average near 40 never formed the cluster in 180 s (nor did the plain cycle then).
-   * Run it with {@code -Dchaos.secure=true}; see docs/chaos.md.
+   * stretch (20 s without a leader after the leader froze; "no leader" on member add), four more
+   * at a load average near 40 never formed the cluster in 180 s (nor did the plain cycle then),
+   * and two at 15 to 44 stopped at a restart slower than 90 s and at 20 s without a leader after
+   * the cut. Run it with {@code -Dchaos.secure=true}; see docs/chaos.md.
    */
   @Override
   @Test
@@ -120,11 +121,15 @@ class SecureChaosTest extends ClusterChaosTest {
     }
   }
 
+  /**
+   * etcdctl as root by its certificate's CN (--client-cert-auth), not {@code --user}: a password
+   * costs every health check, HashKV and membership call a bcrypt and an Authenticate entry, which
+   * a member just restarted on a loaded machine must apply before the token works. Tokens stay
+   * covered by the load's jetcd clients and the {@code --user} calls of the added checks.
+   */
   @Override
   String[] adminFlags() {
-    List<String> all = new ArrayList<>(ctlTls);
-    all.addAll(List.of("--user", ROOT));
-    return all.toArray(String[]::new);
+    return ctlTls.toArray(String[]::new);
   }
 
   /**
@@ -187,7 +192,8 @@ class SecureChaosTest extends ClusterChaosTest {
     }
     assertEquals(1, authState.values().stream().distinct().count(), "auth state differs: " + authState);
     String load = authState.values().iterator().next();
-    assertTrue(load.contains("[w/, <open ended>") && !load.contains("[" + REVOKED), load);
+    // etcdctl 3.4 prints a prefix grant as "[w/, w0) (prefix w/)" ("<open ended>" is a from-key one)
+    assertTrue(load.contains("[w/, w0) (prefix w/)") && !load.contains("(prefix " + REVOKED + ")"), load);
   }
 
   private static final java.util.regex.Pattern AUTH_STATUS =

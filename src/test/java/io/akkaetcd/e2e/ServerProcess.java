@@ -260,7 +260,8 @@ final class ServerProcess implements AutoCloseable {
   void start(String... healthFlags) {
     launch();
     try {
-      awaitHealthy(Duration.ofSeconds(90), healthFlags);
+      // as long as a cluster's first start: a JVM restarted on a loaded machine starts as slowly
+      awaitHealthy(Duration.ofSeconds(180), healthFlags);
     } catch (RuntimeException e) {
       process.destroyForcibly(); // a member that never became healthy must not outlive its test
       throw e;
@@ -325,17 +326,20 @@ final class ServerProcess implements AutoCloseable {
 
   private void awaitHealthy(Duration timeout, String... flags) {
     Instant deadline = Instant.now().plus(timeout);
+    Etcdctl.Result last = null;
     while (Instant.now().isBefore(deadline)) {
       if (!process.isAlive()) {
         throw new IllegalStateException(kind + " exited with " + process.exitValue() + ":\n" + log());
       }
       List<String> args = new ArrayList<>(List.of(flags));
       args.addAll(List.of("endpoint", "health", "--command-timeout=1s"));
-      if (ctl(args.toArray(String[]::new)).exit() == 0) {
+      last = ctl(args.toArray(String[]::new));
+      if (last.exit() == 0) {
         return;
       }
     }
-    throw new IllegalStateException(kind + " not healthy within " + timeout + ":\n" + log());
+    throw new IllegalStateException(kind + " not healthy within " + timeout + " (last etcdctl: "
+        + (last == null ? "none" : last.all().strip()) + "):\n" + log());
   }
 
   /** kill -9: no shutdown hook runs. */

@@ -15,4 +15,13 @@ public interface Authorizer {
    * denied); {@code request} is null for a stream.
    */
   void authorize(Call call, Object request);
+
+  /**
+   * Whether each request on an open stream of {@code method} is also checked, as its own caller
+   * at the store's current revision (etcd 3.5.28 checks each LeaseRenew); by default only the
+   * stream's opening is.
+   */
+  default boolean checksEachRequest(String method) {
+    return false;
+  }
 }

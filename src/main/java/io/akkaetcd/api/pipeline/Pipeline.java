@@ -27,17 +27,28 @@ public final class Pipeline {
   private final MemberGate member;
   private final Stage[] stages;
   private final CallObserver observer;
+  private final Authenticator authenticator;
+  private final Authorizer authorizer;
 
   public Pipeline(MemberGate member, List<Stage> stages, CallObserver observer) {
+    this(member, stages, observer, Authenticator.ALLOW_ALL, Authorizer.ALLOW_ALL);
+  }
+
+  /** With {@code authorizer} also asked about each request of the streams it {@linkplain Authorizer#checksEachRequest checks}. */
+  private Pipeline(MemberGate member, List<Stage> stages, CallObserver observer, Authenticator authenticator,
+      Authorizer authorizer) {
     this.member = member;
     this.stages = stages.toArray(Stage[]::new);
     this.observer = observer;
+    this.authenticator = authenticator;
+    this.authorizer = authorizer;
   }
 
   /** etcd's order: its interceptor's learner and leader checks, then auth's. */
   public static Pipeline standard(MemberGate member, Plugins plugins) {
     return new Pipeline(member, List.of(Stages.learnerRefusal(member), Stages.requireLeader(member),
-        Stages.authenticate(plugins.authenticator()), Stages.authorize(plugins.authorizer())), plugins.observer());
+        Stages.authenticate(plugins.authenticator()), Stages.authorize(plugins.authorizer())), plugins.observer(),
+        plugins.authenticator(), plugins.authorizer());
   }
 
   /** A unary call: its result, or its failure (a stage's refusal, or the service's). */
@@ -65,7 +76,8 @@ public final class Pipeline {
 
   /**
    * A stream (Watch, LeaseKeepAlive; a server stream gets its one request as {@code requests}):
-   * checked once as it opens; a refusal fails it before the service sees its requests.
+   * checked once as it opens; a refusal fails it before the service sees its requests. Each
+   * request is also authorized where the authorizer asks for it; a refusal then fails the stream.
    */
   public <Q, R> Source<R, NotUsed> stream(Call call, Source<Q, NotUsed> requests,
       Function<Source<Q, NotUsed>, Source<R, NotUsed>> service) {
@@ -108,7 +120,13 @@ public final class Pipeline {
       Function<Source<Q, NotUsed>, Source<R, NotUsed>> service) {
     try {
       check(call, null);
-      return CurrentCall.during(call, () -> service.apply(requests));
+      Source<Q, NotUsed> checked = authorizer.checksEachRequest(call.method()) ? requests.map(q -> {
+        // the token again: the caller's auth revision moves on while the stream stays open
+        call.authenticated(authenticator.authenticate(call));
+        authorizer.authorize(call, q);
+        return q;
+      }) : requests;
+      return CurrentCall.during(call, () -> service.apply(checked));
     } catch (RuntimeException e) {
       return Source.failed(e);
     }
