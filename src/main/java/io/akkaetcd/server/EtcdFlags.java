@@ -198,7 +198,7 @@ final class EtcdFlags {
     on("experimental-enable-lease-checkpoint-persist", "false", FlagType.BOOL,
         "Keep checkpointed lease TTLs across restarts (needs --experimental-enable-lease-checkpoint).");
     flag("experimental-strict-auth-matrix", "false", FlagType.BOOL,
-        "akka-etcd's own: etcd 3.5.28's stricter auth; Compact, Alarm, Status, MemberList need root, leases a user (docs/auth.md).",
+        "akka-etcd's own: etcd 3.5.28's stricter auth; Compact, Alarm, Status, MemberList need root, leases a user, a keep-alive write on its keys, nested txns are checked (docs/auth.md).",
         FlagSupport.own());
     flag("experimental-learner-auto-promote", "false", FlagType.BOOL,
         "akka-etcd's own (etcd #15107): the leader promotes a learner once it is in sync (etcd's 90 % rule, strict reconfiguration).",
