@@ -164,6 +164,7 @@ final class MemberBootstrap {
     AppliedIndexWait applied = new AppliedIndexWait(store.appliedIndex());
     EtcdMetrics metrics = new EtcdMetrics(config.metrics().extensive(), true);
     AtomicReference<RaftStatus> status = new AtomicReference<>(RaftStatus.INITIAL);
+    CompletableFuture<Void> leaderKnown = new CompletableFuture<>();
     JournalObserver journalTimer = journalObserver(metrics);
     if (EtcdMetrics.COUNTING) {
       store.timeCommits(nanos -> metrics.backendCommitDuration.observe(nanos / 1e9));
@@ -263,7 +264,10 @@ final class MemberBootstrap {
               metrics.proposalsFailed.inc();
             }
             wait.fail(id, e);
-          }, status, metrics.leaderChanges::inc), "raft",
+          }, status, () -> {
+            metrics.leaderChanges.inc();
+            leaderKnown.complete(null);
+          }), "raft",
           DispatcherSelector.fromConfig("akka-etcd.raft-dispatcher"));
       raftRef.complete(raft);
       // A member without its raft actor or its applier cannot serve: stop it rather than hang.
@@ -366,9 +370,9 @@ final class MemberBootstrap {
     // old data dir renames the member); a member with peers serves once that is applied.
     server.published = attributes.whenRecorded(members.self().value(), config.name(),
         config.advertiseClientUrls());
-    if (!alone) {
-      server.ready = server.published;
-    }
+    // etcd's ReadyNotify follows its publish through Raft, so a leader is known by then, a lone
+    // member's too (it records its attributes without Raft: it is ready once it leads).
+    server.ready = alone ? leaderKnown : server.published;
     // etcd answers clients a moment after its new leader promotes the leases. This member may
     // have led for seconds before it answered its first request (listeners bound after the
     // actors start, a cold JVM's first request): time no client could use must not shorten a
@@ -403,8 +407,8 @@ final class MemberBootstrap {
       hosted.stopWithHost(server::stop, server.stopped);
     }
     if (!server.ready.isDone()) {
-      log.info("{} listening on {}; serving clients once its name and client URLs are published",
-          members.self(), config.listenClientUrls());
+      log.info("{} listening on {}; serving clients once {}", members.self(), config.listenClientUrls(),
+          alone ? "it leads" : "its name and client URLs are published");
     }
     server.publishAttributes();
     server.ready.thenRun(() -> ReadyLog.serving(members.self(), alone, server.clusterVersion(), config,

@@ -558,11 +558,11 @@ public final class RaftMember
     RaftStatus before = status.get();
     boolean newLeader = core.leader() != 0 && core.leader() != before.leader();
     long electedAt = newLeader ? System.nanoTime() : before.leaderElectedNanos();
-    if (newLeader) {
-      leaderChanged.run();
-    }
     status.set(new RaftStatus(core.term(), core.leader(), core.role(), core.committedIndex(),
         log.storage.firstIndex(), electedAt, learnerMatches()));
+    if (newLeader) {
+      leaderChanged.run(); // after the status: whoever it wakes sees the leader there
+    }
     if (core.role() != StateRole.LEADER && core.leader() == 0) {
       failPendingReads();
     }
