@@ -40,7 +40,7 @@ public record ClientServices(Pipeline pipeline, KvService kv, LeaseService lease
       WatchHub hub, ActorSystem<?> system, Duration watchProgressInterval, Plugins plugins, AuthApplier auth,
       Passwords passwords, EtcdMetrics metrics, AuthPolicy policy) {
     if (plugins.authenticator() == Authenticator.ALLOW_ALL) {
-      plugins = plugins.withAuthenticator(new TokenAuthenticator(auth, policy.certificateUsers()));
+      plugins = plugins.withAuthenticator(new TokenAuthenticator(auth, policy.certificateUsers(), policy.strictMatrix()));
     }
     if (plugins.authorizer() == Authorizer.ALLOW_ALL) {
       plugins = plugins.withAuthorizer(new RequestAuthorizer(auth, policy.strictMatrix(), lessor));

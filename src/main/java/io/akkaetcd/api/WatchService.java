@@ -57,11 +57,13 @@ public final class WatchService implements Watch {
   @Override
   public Source<WatchResponse, NotUsed> watch(Source<WatchRequest, NotUsed> in) {
     AuthInfo who = CurrentCall.authInfo();
+    io.akkaetcd.api.pipeline.Call call = CurrentCall.call();
+    EtcdError refused = call == null ? null : call.refusedCredential();
     WatchStats.Stream stats = hub.stats().stream();
     ActorRef<WatchRouter.Command>[] router = new ActorRef[1];
     return Source.<WatchResponse>queue(BUFFERED_RESPONSES)
         .mapMaterializedValue(queue -> {
-          router[0] = start(in, queue, who, stats);
+          router[0] = start(in, queue, who, refused, stats);
           return NotUsed.getInstance();
         })
         // what leaves the buffer for the client: etcd's sendLoop reports it as it takes a response
@@ -77,7 +79,7 @@ public final class WatchService implements Watch {
 
   /** The stream's router, registered with the hub, fed the client's requests. */
   private ActorRef<WatchRouter.Command> start(Source<WatchRequest, NotUsed> in, BoundedSourceQueue<WatchResponse> out,
-      AuthInfo who, WatchStats.Stream stats) {
+      AuthInfo who, EtcdError refused, WatchStats.Stream stats) {
     ActorRef<WatchRouter.Command>[] self = new ActorRef[1];
     ActorRef<WatchRouter.Command> router = system.systemActorOf(
         WatchRouter.create(member.store(), out, member::header,
@@ -88,10 +90,13 @@ public final class WatchService implements Watch {
     self[0] = router;
     hub.register(router);
     in.runForeach(req -> {
-      if (req.hasCreateRequest() && !permitted(who, req.getCreateRequest())) {
+      if (req.hasCreateRequest() && (refused != null || !permitted(who, req.getCreateRequest()))) {
+        // etcd 3.4's isWatchPermitted: a token it does not hold cancels the watch with the
+        // token error as Go prints a status error, a denied range with the bare text
+        String reason = refused != null ? refused.goStatusText() : EtcdError.PERMISSION_DENIED.text();
         out.offer(WatchResponse.newBuilder().setHeader(member.header(member.store().currentRevision()))
             .setWatchId(-1).setCreated(true).setCanceled(true)
-            .setCancelReason(EtcdError.PERMISSION_DENIED.text()).build());
+            .setCancelReason(reason).build());
       } else {
         router.tell(new WatchRouter.Request(req));
       }

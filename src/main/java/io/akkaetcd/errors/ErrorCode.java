@@ -16,6 +16,18 @@ public enum ErrorCode {
     this.value = value;
   }
 
+  /** The code's name as Go's codes.Code prints it ("Unauthenticated", "Canceled"). */
+  public String goName() {
+    if (this == CANCELLED) {
+      return "Canceled";
+    }
+    StringBuilder b = new StringBuilder();
+    for (String word : name().split("_")) {
+      b.append(word.charAt(0)).append(word.substring(1).toLowerCase(java.util.Locale.ROOT));
+    }
+    return b.toString();
+  }
+
   /** The gRPC code number. */
   public int value() {
     return value;

@@ -93,6 +93,11 @@ public enum EtcdError {
     return text;
   }
 
+  /** The error as a Go status error prints itself: "rpc error: code = Unauthenticated desc = ...". */
+  public String goStatusText() {
+    return "rpc error: code = " + code.goName() + " desc = " + text;
+  }
+
   public EtcdException exception() {
     return new EtcdException(this);
   }

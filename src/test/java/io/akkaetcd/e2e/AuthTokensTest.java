@@ -126,6 +126,64 @@ class AuthTokensTest {
     }
   }
 
+  /**
+   * A token the member does not hold (a simple token from before its restart, say) on the two
+   * streams: etcd 3.4 checks a watch's token only when a watch is created, and a keep-alive's not
+   * at all. Differential: the first answer (or the stream's error) of each, etcd 3.4.23 and ours.
+   */
+  @Test
+  void unknownTokenOnStreamsAsEtcd34() throws Exception {
+    org.junit.jupiter.api.Assumptions.assumeTrue(java.nio.file.Files.isExecutable(java.nio.file.Path.of("/usr/bin/etcd")),
+        "etcd is not installed (Debian's etcd-server)");
+    java.util.Map<String, String> etcd = streamsWithUnknownToken(ServerProcess.Kind.ETCD);
+    java.util.Map<String, String> ours = streamsWithUnknownToken(ServerProcess.Kind.AKKA_ETCD);
+    assertEquals(etcd, ours);
+  }
+
+  private static java.util.Map<String, String> streamsWithUnknownToken(ServerProcess.Kind kind) throws Exception {
+    String unknown = "bogusbogusbogusb.3";
+    java.util.Map<String, String> out = new java.util.LinkedHashMap<>();
+    try (ServerProcess server = ServerProcess.start(kind, List.of())) {
+      AuthSetup.enable(server.endpoint());
+      ManagedChannel channel = ManagedChannelBuilder.forTarget(server.endpoint()).usePlaintext().build();
+      try {
+        out.put("watch", outcome(() -> firstWatchResponse(channel, unknown, "a/1")));
+        String token = authenticate(AuthGrpc.newBlockingStub(channel).withDeadlineAfter(10, TimeUnit.SECONDS));
+        long lease = io.etcd.jetcd.api.LeaseGrpc.newBlockingStub(channel).withDeadlineAfter(10, TimeUnit.SECONDS)
+            .withInterceptors(MetadataUtils.newAttachHeadersInterceptor(tokenHeader(token)))
+            .leaseGrant(io.etcd.jetcd.api.LeaseGrantRequest.newBuilder().setTTL(60).build()).getID();
+        out.put("keep-alive", outcome(() -> firstKeepAlive(channel, unknown, lease) == lease ? "renewed" : "other lease"));
+      } finally {
+        channel.shutdownNow();
+      }
+    }
+    return out;
+  }
+
+  /** The answer, described without what differs between any two servers (ids, revisions). */
+  private static String outcome(java.util.concurrent.Callable<Object> call) {
+    try {
+      Object r = call.call();
+      if (r instanceof WatchResponse w) {
+        return "created=" + w.getCreated() + " canceled=" + w.getCanceled() + " id=" + w.getWatchId()
+            + " reason=" + w.getCancelReason();
+      }
+      return String.valueOf(r);
+    } catch (java.util.concurrent.ExecutionException e) {
+      Status s = Status.fromThrowable(e.getCause());
+      return "error " + s.getCode() + ": " + s.getDescription();
+    } catch (Exception e) {
+      return "failed: " + e;
+    }
+  }
+
+  private static long firstKeepAlive(ManagedChannel channel, String token, long lease) throws Exception {
+    return AuthTokensTest.<io.etcd.jetcd.api.LeaseKeepAliveRequest, io.etcd.jetcd.api.LeaseKeepAliveResponse>firstAnswer(
+        answers -> io.etcd.jetcd.api.LeaseGrpc.newStub(channel)
+            .withInterceptors(MetadataUtils.newAttachHeadersInterceptor(tokenHeader(token))).leaseKeepAlive(answers),
+        io.etcd.jetcd.api.LeaseKeepAliveRequest.newBuilder().setID(lease).build()).getID();
+  }
+
   private static String pem(String type, byte[] der) {
     return "-----BEGIN " + type + "-----\n" + java.util.Base64.getMimeEncoder(64, "\n".getBytes()).encodeToString(der)
         + "\n-----END " + type + "-----\n";
@@ -151,27 +209,33 @@ class AuthTokensTest {
   }
 
   private static WatchResponse firstWatchResponse(ManagedChannel channel, String token, String key) throws Exception {
-    CompletableFuture<WatchResponse> first = new CompletableFuture<>();
-    StreamObserver<WatchRequest> requests = WatchGrpc.newStub(channel)
-        .withInterceptors(MetadataUtils.newAttachHeadersInterceptor(tokenHeader(token)))
-        .watch(new StreamObserver<>() {
-          @Override
-          public void onNext(WatchResponse r) {
-            first.complete(r);
-          }
+    return firstAnswer(answers -> WatchGrpc.newStub(channel)
+        .withInterceptors(MetadataUtils.newAttachHeadersInterceptor(tokenHeader(token))).watch(answers),
+        WatchRequest.newBuilder().setCreateRequest(WatchCreateRequest.newBuilder()
+            .setKey(ByteString.copyFromUtf8(key))).build());
+  }
 
-          @Override
-          public void onError(Throwable t) {
-            first.completeExceptionally(t);
-          }
+  /** The first answer on a stream opened by {@code open} after sending {@code request}, or its error. */
+  private static <Q, R> R firstAnswer(java.util.function.Function<StreamObserver<R>, StreamObserver<Q>> open, Q request)
+      throws Exception {
+    CompletableFuture<R> first = new CompletableFuture<>();
+    StreamObserver<Q> requests = open.apply(new StreamObserver<>() {
+      @Override
+      public void onNext(R r) {
+        first.complete(r);
+      }
 
-          @Override
-          public void onCompleted() {
-            first.completeExceptionally(new IllegalStateException("stream ended"));
-          }
-        });
-    requests.onNext(WatchRequest.newBuilder().setCreateRequest(WatchCreateRequest.newBuilder()
-        .setKey(ByteString.copyFromUtf8(key))).build());
+      @Override
+      public void onError(Throwable t) {
+        first.completeExceptionally(t);
+      }
+
+      @Override
+      public void onCompleted() {
+        first.completeExceptionally(new IllegalStateException("stream ended"));
+      }
+    });
+    requests.onNext(request);
     try {
       return first.get(10, TimeUnit.SECONDS);
     } finally {

@@ -14,6 +14,7 @@ public abstract class Call {
   private final Transport transport;
   private final long startedNanos = System.nanoTime();
   private AuthInfo authInfo;
+  private io.akkaetcd.errors.EtcdError refusedCredential;
   private String inProcessUser;
 
   protected Call(String method, Transport transport) {
@@ -95,6 +96,19 @@ public abstract class Call {
 
   void authenticated(AuthInfo authInfo) {
     this.authInfo = authInfo;
+  }
+
+  /**
+   * The error of a credential the call carried but the member refused, where etcd reports it per
+   * request rather than failing the call (a Watch stream answers each create with it); else null.
+   */
+  public io.akkaetcd.errors.EtcdError refusedCredential() {
+    return refusedCredential;
+  }
+
+  /** Set by the authenticator instead of failing the call; see {@link #refusedCredential()}. */
+  public void refuseCredentialPerRequest(io.akkaetcd.errors.EtcdError error) {
+    this.refusedCredential = error;
   }
 
   @Override
