@@ -20,9 +20,7 @@ import io.grpc.Metadata;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import io.grpc.stub.MetadataUtils;
-import io.grpc.stub.StreamObserver;
 import java.util.List;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
@@ -178,7 +176,7 @@ class AuthTokensTest {
   }
 
   private static long firstKeepAlive(ManagedChannel channel, String token, long lease) throws Exception {
-    return AuthTokensTest.<io.etcd.jetcd.api.LeaseKeepAliveRequest, io.etcd.jetcd.api.LeaseKeepAliveResponse>firstAnswer(
+    return FirstAnswer.<io.etcd.jetcd.api.LeaseKeepAliveRequest, io.etcd.jetcd.api.LeaseKeepAliveResponse>of(
         answers -> io.etcd.jetcd.api.LeaseGrpc.newStub(channel)
             .withInterceptors(MetadataUtils.newAttachHeadersInterceptor(tokenHeader(token))).leaseKeepAlive(answers),
         io.etcd.jetcd.api.LeaseKeepAliveRequest.newBuilder().setID(lease).build()).getID();
@@ -209,38 +207,10 @@ class AuthTokensTest {
   }
 
   private static WatchResponse firstWatchResponse(ManagedChannel channel, String token, String key) throws Exception {
-    return firstAnswer(answers -> WatchGrpc.newStub(channel)
+    return FirstAnswer.of(answers -> WatchGrpc.newStub(channel)
         .withInterceptors(MetadataUtils.newAttachHeadersInterceptor(tokenHeader(token))).watch(answers),
         WatchRequest.newBuilder().setCreateRequest(WatchCreateRequest.newBuilder()
             .setKey(ByteString.copyFromUtf8(key))).build());
-  }
-
-  /** The first answer on a stream opened by {@code open} after sending {@code request}, or its error. */
-  private static <Q, R> R firstAnswer(java.util.function.Function<StreamObserver<R>, StreamObserver<Q>> open, Q request)
-      throws Exception {
-    CompletableFuture<R> first = new CompletableFuture<>();
-    StreamObserver<Q> requests = open.apply(new StreamObserver<>() {
-      @Override
-      public void onNext(R r) {
-        first.complete(r);
-      }
-
-      @Override
-      public void onError(Throwable t) {
-        first.completeExceptionally(t);
-      }
-
-      @Override
-      public void onCompleted() {
-        first.completeExceptionally(new IllegalStateException("stream ended"));
-      }
-    });
-    requests.onNext(request);
-    try {
-      return first.get(10, TimeUnit.SECONDS);
-    } finally {
-      requests.onCompleted();
-    }
   }
 
   private static PutRequest put(String key) {

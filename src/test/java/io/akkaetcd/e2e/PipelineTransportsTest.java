@@ -30,12 +30,10 @@ import io.grpc.MethodDescriptor;
 import io.grpc.protobuf.ProtoUtils;
 import io.grpc.stub.ClientCalls;
 import io.grpc.stub.MetadataUtils;
-import io.grpc.stub.StreamObserver;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
@@ -114,29 +112,7 @@ class PipelineTransportsTest {
         .setCreateRequest(WatchCreateRequest.newBuilder().setKey(ByteString.copyFromUtf8("k"))).build();
     ClientCall<WatchRequest, WatchResponse> call = channel.newCall(descriptor(MethodDescriptor.MethodType.BIDI_STREAMING,
         "etcdserverpb.Watch/Watch", create, WatchResponse.getDefaultInstance()), CallOptions.DEFAULT);
-    CompletableFuture<WatchResponse> first = new CompletableFuture<>();
-    StreamObserver<WatchRequest> requests = ClientCalls.asyncBidiStreamingCall(call, new StreamObserver<>() {
-      @Override
-      public void onNext(WatchResponse value) {
-        first.complete(value);
-      }
-
-      @Override
-      public void onError(Throwable t) {
-        first.completeExceptionally(t);
-      }
-
-      @Override
-      public void onCompleted() {
-        first.completeExceptionally(new IllegalStateException("watch ended before a response"));
-      }
-    });
-    requests.onNext(create);
-    try {
-      return first.get(10, TimeUnit.SECONDS);
-    } finally {
-      requests.onCompleted(); // the client's half-close ends the watch stream
-    }
+    return FirstAnswer.of(answers -> ClientCalls.asyncBidiStreamingCall(call, answers), create);
   }
 
   private static <Q extends Message, R extends Message> MethodDescriptor<Q, R> descriptor(
