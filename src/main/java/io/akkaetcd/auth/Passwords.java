@@ -71,13 +71,20 @@ public final class Passwords {
   /**
    * Bouncy Castle's bcrypt, in a class of its own: its jar is signed and verified when first read
    * (hundreds of milliseconds), so a member that hashes no password never loads it (issue #32).
+   * Checks go to the system's libcrypt first where it may decide ({@link SystemBcrypt}).
    */
   private static final class Bcrypt {
+    private static final SystemBcrypt SYSTEM = SystemBcrypt.load();
+
     static String generate(byte[] password, byte[] salt, int cost) {
       return OpenBSDBCrypt.generate("2a", password, salt, cost);
     }
 
     static boolean check(String hash, byte[] password) {
+      Boolean system = SYSTEM == null ? null : SYSTEM.check(hash, password);
+      if (system != null) {
+        return system;
+      }
       try {
         return OpenBSDBCrypt.checkPassword(hash, password);
       } catch (IllegalArgumentException | DataLengthException e) {

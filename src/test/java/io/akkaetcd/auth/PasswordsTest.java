@@ -61,4 +61,28 @@ class PasswordsTest {
     assertTrue(Passwords.checkNow(hash, long72));
     assertTrue(Passwords.checkNow(hash, long72 + "other"));
   }
+
+  @Test
+  void theSystemLibraryAgreesWithBouncyCastleWhereItDecides() {
+    SystemBcrypt system = SystemBcrypt.load();
+    // Debian's libcrypt1 is essential, so a member there always has it: a missing one is a defect
+    assertTrue(system != null, "libcrypt's bcrypt did not load or failed its self-test");
+    Passwords passwords = new Passwords(Runnable::run, 4, new SecureRandom());
+    for (String password : new String[] {"secret", "", " ", "p".repeat(72), "p".repeat(80), "\u0001ctl"}) {
+      String hash = passwords.hashNow(password).toStringUtf8();
+      byte[] bytes = password.getBytes(java.nio.charset.StandardCharsets.UTF_8);
+      byte[] cut = java.util.Arrays.copyOf(bytes, Math.min(bytes.length, Passwords.MAX_BYTES));
+      assertEquals(Boolean.TRUE, system.check(hash, cut), password);
+      byte[] other = java.util.Arrays.copyOf(("x" + password).getBytes(), Math.min(bytes.length + 1, Passwords.MAX_BYTES));
+      assertEquals(Boolean.FALSE, system.check(hash, other), password);
+      assertEquals(Boolean.FALSE, system.check(hash.replace("$2a$04$", "$2b$05$"), cut), password);
+    }
+    // not its to decide: 8-bit bytes and NUL go to Bouncy Castle, as do other prefixes
+    String umlaut = passwords.hashNow("p\u00e4ss").toStringUtf8();
+    assertEquals(null, system.check(umlaut, "p\u00e4ss".getBytes(java.nio.charset.StandardCharsets.UTF_8)));
+    assertTrue(Passwords.checkNow(ByteString.copyFromUtf8(umlaut), "p\u00e4ss"));
+    assertEquals(null, system.check(umlaut, new byte[] {'a', 0, 'b'}));
+    assertEquals(null, system.check("$2y$04$CCCCCCCCCCCCCCCCCCCCC.E5YPO9kmyuRGyh0XouQYb4YMJKvyOeW", "x".getBytes()));
+    assertEquals(Boolean.FALSE, system.check("$2a$04$short", "x".getBytes()));
+  }
 }
