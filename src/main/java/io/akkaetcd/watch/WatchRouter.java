@@ -188,8 +188,10 @@ public final class WatchRouter extends AbstractBehavior<WatchRouter.Command> {
       }
       case PROGRESS_REQUEST -> {
         long current = store.currentRevision();
-        // etcd answers a progress request only when every watch has seen everything.
-        if (watches.values().stream().allMatch(w -> w.next > current)) {
+        // etcd's progressIfSync (3.4.24+, 3.5.8+): an answer only when every watch has seen
+        // everything, and none on a stream without watches (its create refused, say): jetcd
+        // 0.7.7 takes any progress as its resume revision, so one there skips the watch's events.
+        if (!watches.isEmpty() && watches.values().stream().allMatch(w -> w.next > current)) {
           sendControl(WatchResponse.newBuilder().setHeader(header.apply(current)).setWatchId(-1));
         }
       }
