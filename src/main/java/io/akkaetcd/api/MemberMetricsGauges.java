@@ -114,6 +114,12 @@ public final class MemberMetricsGauges implements MemberGauges {
   }
 
   @Override
+  public String clusterVersion() {
+    String v = member.clusterVersion();
+    return v.equals("not_decided") ? "" : v.replaceAll("^(\\d+\\.\\d+).*", "$1");
+  }
+
+  @Override
   public long memberId() {
     return member.members().self().value();
   }

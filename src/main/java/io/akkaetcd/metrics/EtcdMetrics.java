@@ -78,6 +78,18 @@ public final class EtcdMetrics {
   public final Histogram dbCompactionTotal;
   /** etcd_debugging_mvcc_db_compaction_keys_total: revisions a compaction deleted on disk. */
   public final Counter dbCompactionKeys;
+  /** etcd_disk_backend_defrag_duration_seconds: one successful defragmentation. */
+  public final Histogram defragDuration;
+  /** etcd_disk_defrag_inflight: 1 while a defragmentation runs. */
+  public final Gauge defragInflight;
+  /** etcd_debugging_lease_granted_total: grants applied here. */
+  public final Counter leasesGranted;
+  /** etcd_debugging_lease_revoked_total: revokes applied here. */
+  public final Counter leasesRevoked;
+  /** etcd_debugging_lease_renewed_total: keep-alives this member's keeper took as leader. */
+  public final Counter leasesRenewed;
+  /** etcd_debugging_lease_ttl_total: the TTL of each lease granted, in seconds. */
+  public final Histogram leaseTtl;
 
   /**
    * @param extensive etcd's {@code --metrics=extensive}: adds grpc_server_handling_seconds
@@ -137,6 +149,14 @@ public final class EtcdMetrics {
     dbCompactionTotal = histogram("etcd_debugging_mvcc_db_compaction_total_duration_milliseconds",
         "Bucketed histogram of db compaction total duration.", Buckets.DB_COMPACTION_TOTAL);
     dbCompactionKeys = counter("etcd_debugging_mvcc_db_compaction_keys_total", "Total number of db keys compacted.");
+    defragDuration = histogram("etcd_disk_backend_defrag_duration_seconds",
+        "The latency distribution of backend defragmentation.", Buckets.DEFRAG);
+    defragInflight = Gauge.builder().name("etcd_disk_defrag_inflight")
+        .help("Whether or not defrag is active on the member. 1 means active, 0 means not.").register(registry);
+    leasesGranted = counter("etcd_debugging_lease_granted_total", "The total number of granted leases.");
+    leasesRevoked = counter("etcd_debugging_lease_revoked_total", "The total number of revoked leases.");
+    leasesRenewed = counter("etcd_debugging_lease_renewed_total", "The number of renewed leases seen by the leader.");
+    leaseTtl = histogram("etcd_debugging_lease_ttl_total", "Bucketed histogram of lease TTLs.", Buckets.LEASE_TTL);
     grpc = new GrpcServerMetrics(registry, extensive);
     jvmRegistered = jvm ? registerJvmMetrics(registry) : CompletableFuture.completedFuture(null);
   }
@@ -158,6 +178,16 @@ public final class EtcdMetrics {
         .labelNames("server_version").callback(cb -> cb.call(1, gauges.serverVersion())).register(registry);
     gauge("etcd_mvcc_db_total_size_in_bytes", "Total size of the underlying database physically allocated in bytes.",
         gauges::dbTotalSize);
+    gauge("etcd_debugging_mvcc_db_total_size_in_bytes",
+        "Total size of the underlying database physically allocated in bytes.", gauges::dbTotalSize);
+    GaugeWithCallback.builder().name("etcd_cluster_version")
+        .help("Which version is running. 1 for 'cluster_version' label with current cluster version")
+        .labelNames("cluster_version").callback(cb -> {
+          String v = gauges.clusterVersion();
+          if (!v.isEmpty()) {
+            cb.call(1, v); // etcd sets it once the cluster version is decided
+          }
+        }).register(registry);
     gauge("etcd_mvcc_db_total_size_in_use_in_bytes",
         "Total size of the underlying database logically in use in bytes.", gauges::dbTotalSizeInUse);
     gauge("etcd_debugging_mvcc_keys_total", "Total number of keys.", gauges::keysTotal);

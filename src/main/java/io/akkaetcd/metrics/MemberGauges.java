@@ -83,6 +83,11 @@ public interface MemberGauges {
     return false;
   }
 
+  /** The label of etcd_cluster_version (major.minor), empty while not decided. */
+  default String clusterVersion() {
+    return "";
+  }
+
   /** The label of etcd_server_id, in hexadecimal. */
   default long memberId() {
     return 0;

@@ -250,10 +250,15 @@ final class Compaction {
   CompletionStage<Void> defragment() {
     CompletableFuture<Void> done = new CompletableFuture<>();
     compactor.execute(() -> {
+      CompactionObserver o = observer;
+      o.defragStarted();
+      long t0 = System.nanoTime();
       try {
         backend.compactFiles();
+        o.defragEnded(System.nanoTime() - t0);
         done.complete(null);
       } catch (RuntimeException e) {
+        o.defragEnded(-1);
         done.completeExceptionally(e);
       }
     });

@@ -15,6 +15,12 @@ public interface CompactionObserver {
   /** A batch of deletions took {@code nanos}, and more batches follow (etcd's pause). */
   default void batchDeleted(long nanos) {}
 
+  /** A defragmentation starts (etcd_disk_defrag_inflight). */
+  default void defragStarted() {}
+
+  /** A defragmentation ended, having taken {@code nanos} if it succeeded, -1 if it failed. */
+  default void defragEnded(long nanos) {}
+
   /** The deletion on disk finished after {@code nanos}, having removed {@code revisions} rows. */
   default void finished(long nanos, long revisions) {}
 }

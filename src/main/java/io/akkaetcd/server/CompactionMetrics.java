@@ -5,7 +5,7 @@ import io.akkaetcd.mvcc.CompactionObserver;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Feeds etcd 3.4's compaction histograms: in whole milliseconds, as etcd observes
+ * Feeds etcd 3.4's compaction and defragmentation series; compactions in whole milliseconds, as etcd observes
  * {@code time.Since(start) / time.Millisecond} (a compaction under 1 ms counts as 0).
  */
 final class CompactionMetrics implements CompactionObserver {
@@ -23,6 +23,19 @@ final class CompactionMetrics implements CompactionObserver {
   @Override
   public void batchDeleted(long nanos) {
     metrics.dbCompactionPause.observe(TimeUnit.NANOSECONDS.toMillis(nanos));
+  }
+
+  @Override
+  public void defragStarted() {
+    metrics.defragInflight.set(1);
+  }
+
+  @Override
+  public void defragEnded(long nanos) {
+    metrics.defragInflight.set(0);
+    if (nanos >= 0) {
+      metrics.defragDuration.observe(nanos / 1e9);
+    }
   }
 
   @Override

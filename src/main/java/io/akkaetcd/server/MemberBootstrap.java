@@ -180,6 +180,11 @@ final class MemberBootstrap {
     long minLeaseTtl = (3 * config.electionTimeout().toMillis() + 1999) / 2000;
     Lessor lessor = Lessor.recover(store, minLeaseTtl, config.leaseCheckpointPersist());
     LeaseKeeper keeper = new LeaseKeeper(System::nanoTime, config.electionTimeout());
+    if (metrics.counting()) {
+      LeaseMetrics leaseMetrics = new LeaseMetrics(metrics);
+      lessor.observe(leaseMetrics);
+      keeper.observe(leaseMetrics);
+    }
     // Every recovered lease has its full TTL from start, so none looks expired before the first
     // expiry tick; the leader promotes again when it applies its term's first entry (etcd's rule),
     // and once it has answered its first client request (below).
