@@ -45,7 +45,7 @@ public record ClientServices(Pipeline pipeline, KvService kv, LeaseService lease
     if (plugins.authorizer() == Authorizer.ALLOW_ALL) {
       plugins = plugins.withAuthorizer(new RequestAuthorizer(auth, policy.strictMatrix(), lessor));
     }
-    CallObserver grpcMetrics = EtcdMetrics.COUNTING ? new GrpcMetricsObserver(metrics.grpc()) : CallObserver.NONE;
+    CallObserver grpcMetrics = metrics.counting() ? new GrpcMetricsObserver(metrics.grpc()) : CallObserver.NONE;
     CallObserver observer = plugins.observer() == CallObserver.NONE ? grpcMetrics
         : grpcMetrics == CallObserver.NONE ? plugins.observer() : CallObservers.both(grpcMetrics, plugins.observer());
     Pipeline pipeline = Pipeline.standard(member, plugins.withObserver(observer));

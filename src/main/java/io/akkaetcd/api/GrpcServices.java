@@ -1,6 +1,5 @@
 package io.akkaetcd.api;
 
-import io.akkaetcd.metrics.EtcdMetrics;
 
 import akka.actor.ClassicActorSystemProvider;
 import akka.http.javadsl.model.HttpRequest;
@@ -39,7 +38,7 @@ public final class GrpcServices {
     Pipeline pipeline = shared.pipeline();
     // every message a client sends or receives counts in the member's metrics, as etcd's codec does
     java.util.function.Function<String, GrpcServiceHandler.Builder> builder =
-        name -> GrpcServiceHandler.builder(name).counting(EtcdMetrics.COUNTING ? shared.metrics() : null);
+        name -> GrpcServiceHandler.builder(name).counting(shared.metrics().counting() ? shared.metrics() : null);
     Map<String, Function<HttpRequest, CompletionStage<HttpResponse>>> services = new LinkedHashMap<>();
     KvService kv = shared.kv();
     services.put(KV.name, builder.apply(KV.name)

@@ -1,6 +1,7 @@
 package io.akkaetcd.api;
 
 import io.akkaetcd.metrics.MemberGauges;
+import io.akkaetcd.raft.StateRole;
 import io.akkaetcd.watch.WatchHub;
 import java.util.function.LongSupplier;
 
@@ -90,6 +91,37 @@ public final class MemberMetricsGauges implements MemberGauges {
   @Override
   public long keysTotal() {
     return member.store().keysTotal();
+  }
+
+  @Override
+  public long currentRevision() {
+    return member.store().currentRevision();
+  }
+
+  @Override
+  public long compactRevision() {
+    return member.store().compactRevision();
+  }
+
+  @Override
+  public boolean isLeader() {
+    return member.raftStatus().role() == StateRole.LEADER;
+  }
+
+  @Override
+  public boolean isLearner() {
+    return member.isLearner();
+  }
+
+  @Override
+  public String clusterVersion() {
+    String v = member.clusterVersion();
+    return v.equals("not_decided") ? "" : v.replaceAll("^(\\d+\\.\\d+).*", "$1");
+  }
+
+  @Override
+  public long memberId() {
+    return member.members().self().value();
   }
 
   @Override

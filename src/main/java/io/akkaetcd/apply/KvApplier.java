@@ -51,9 +51,16 @@ public final class KvApplier {
   private static final ByteString GTE = ByteString.copyFrom(new byte[] {0});
 
   private final LeaseLookup leases;
+  private final TxnObserver observer;
 
   public KvApplier(LeaseLookup leases) {
+    this(leases, TxnObserver.NONE);
+  }
+
+  /** @param observer told what each request's MVCC transaction did (etcd_mvcc_*_total) */
+  public KvApplier(LeaseLookup leases, TxnObserver observer) {
     this.leases = leases;
+    this.observer = observer;
   }
 
   // ---------------------------------------------------------------------------------------------
@@ -65,7 +72,12 @@ public final class KvApplier {
    */
   public RangeResponse range(KvStore store, RangeRequest r) {
     validate(r);
-    return range(new StoreView(store, store.currentRevision()), r);
+    View view = new StoreView(store, store.currentRevision());
+    try {
+      return range(view, r);
+    } finally {
+      view.ended(observer);
+    }
   }
 
   /**
@@ -80,9 +92,13 @@ public final class KvApplier {
     }
     validate(r);
     View view = new StoreView(store, store.currentRevision());
-    Plan plan = plan(view, r);
-    checkRanges(view, plan);
-    return execute(view, plan).setHeader(header(view.rev())).build();
+    try {
+      Plan plan = plan(view, r);
+      checkRanges(view, plan);
+      return execute(view, plan).setHeader(header(view.rev())).build();
+    } finally {
+      view.ended(observer);
+    }
   }
 
   /**
@@ -180,12 +196,13 @@ public final class KvApplier {
    */
   public CompactResult compact(KvStore store, CompactionRequest r) {
     CompletionStage<Void> durable = store.compact(r.getRevision());
+    observer.ended(1, 0, 0, 0); // etcd 3.4's applier ranges once for the compaction's header revision
     CompactionResponse resp =
         CompactionResponse.newBuilder().setHeader(header(store.currentRevision())).build();
     return new CompactResult(resp, durable);
   }
 
-  private static <R extends Message> ApplyResult<R> inWriteTxn(KvStore store, long raftIndex,
+  private <R extends Message> ApplyResult<R> inWriteTxn(KvStore store, long raftIndex,
       Function<WriteView, R> body) {
     KvStore.WriteTxn txn = store.beginTxn(raftIndex);
     WriteView w = new WriteView(store, txn);
@@ -193,6 +210,7 @@ public final class KvApplier {
     try {
       resp = body.apply(w);
     } catch (RuntimeException e) {
+      w.ended(observer); // etcd's End counts a failed txn's calls too
       List<Event> events = txn.end();
       if (!events.isEmpty()) {
         // Every check runs before the first write; reaching this is a bug, and members would
@@ -203,12 +221,16 @@ public final class KvApplier {
       }
       throw e;
     }
+    w.ended(observer);
     return new ApplyResult<>(resp, txn.end());
   }
 
   private static PutResponse doPut(WriteView w, PutRequest r) {
     ByteString value = r.getValue();
     long lease = r.getLease();
+    if (r.getPrevKv() && !r.getIgnoreValue() && !r.getIgnoreLease()) {
+      w.ranges++; // etcd reads the previous pair with one range; the store's put returns it here
+    }
     if (r.getIgnoreValue() || r.getIgnoreLease()) {
       List<KeyValue> existing = w.range(r.getKey(), ByteString.EMPTY, 0, 0, false).kvs();
       if (existing.isEmpty()) {
@@ -231,6 +253,9 @@ public final class KvApplier {
 
   private static DeleteRangeResponse doDelete(WriteView w, DeleteRangeRequest r) {
     List<KeyValue> deleted = w.delete(r.getKey(), r.getRangeEnd());
+    if (r.getPrevKv()) {
+      w.ranges++; // etcd reads the deleted pairs with one range first
+    }
     DeleteRangeResponse.Builder resp = DeleteRangeResponse.newBuilder()
         .setHeader(header(w.rev()))
         .setDeleted(deleted.size());
@@ -559,14 +584,29 @@ public final class KvApplier {
   // Views: one read interface over a fixed store revision or over the open write txn
 
   private abstract static class View {
+    /** What this request's transaction did so far, for {@link TxnObserver}; one thread's. */
+    int ranges;
+    int puts;
+    int deletes;
+    long putBytes;
+
     /** The revision reads see now: the header revision of a read at this point. */
     abstract long rev();
 
     abstract long compactRevision();
 
     /** Reads at {@code rev} ({@code <= 0}: {@link #rev()}), as etcd's rangeKeys checks it. */
-    abstract RangeResult range(ByteString key, ByteString end, long rev, long limit,
-        boolean countOnly);
+    final RangeResult range(ByteString key, ByteString end, long rev, long limit, boolean countOnly) {
+      ranges++;
+      return read(key, end, rev, limit, countOnly);
+    }
+
+    abstract RangeResult read(ByteString key, ByteString end, long rev, long limit, boolean countOnly);
+
+    /** Reports the transaction's calls, once, when it ends. */
+    final void ended(TxnObserver observer) {
+      observer.ended(ranges, puts, deletes, putBytes);
+    }
 
     WriteView writer() {
       throw new IllegalStateException("write in a read-only txn");
@@ -594,7 +634,7 @@ public final class KvApplier {
     }
 
     @Override
-    RangeResult range(ByteString key, ByteString end, long at, long limit, boolean countOnly) {
+    RangeResult read(ByteString key, ByteString end, long at, long limit, boolean countOnly) {
       if (at > rev) {
         throw EtcdError.FUTURE_REV.exception();
       }
@@ -627,7 +667,7 @@ public final class KvApplier {
     }
 
     @Override
-    RangeResult range(ByteString key, ByteString end, long at, long limit, boolean countOnly) {
+    RangeResult read(ByteString key, ByteString end, long at, long limit, boolean countOnly) {
       if (at <= 0 || at == rev()) {
         return txn.range(key, end, limit, countOnly);
       }
@@ -649,10 +689,13 @@ public final class KvApplier {
 
     KeyValue put(ByteString key, ByteString value, long lease, boolean withPrev) {
       wrote = true;
+      puts++;
+      putBytes += key.size() + value.size();
       return txn.put(key, value, lease, withPrev);
     }
 
     List<KeyValue> delete(ByteString key, ByteString end) {
+      deletes++;
       List<KeyValue> deleted = txn.deleteRange(key, end);
       if (!deleted.isEmpty()) {
         wrote = true;

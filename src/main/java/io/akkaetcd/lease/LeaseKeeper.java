@@ -32,6 +32,7 @@ public final class LeaseKeeper {
   private final ConcurrentHashMap<Long, Long> checkpointAt = new ConcurrentHashMap<>();
   /** etcd's checkpoint interval (5 min); 0: checkpoints off. */
   private volatile long checkpointNanos;
+  private volatile LeaseObserver observer = LeaseObserver.NONE;
 
   public LeaseKeeper(LongSupplier nanoClock) {
     this(nanoClock, java.time.Duration.ZERO);
@@ -107,6 +108,11 @@ public final class LeaseKeeper {
     });
   }
 
+  /** Where renewals are reported from now on (etcd_debugging_lease_renewed_total). */
+  public void observe(LeaseObserver observer) {
+    this.observer = observer;
+  }
+
   public void granted(long id, long ttlSeconds) {
     long now = nanoClock.getAsLong();
     ttls.put(id, ttlSeconds);
@@ -135,6 +141,7 @@ public final class LeaseKeeper {
     if (checkpointNanos > 0) {
       checkpointAt.put(id, now);
     }
+    observer.renewed();
     return ttl;
   }
 

@@ -99,6 +99,7 @@ public final class Lessor implements LeaseLookup {
   private final long minTtl;
   /** etcd 3.5's --experimental-enable-lease-checkpoint-persist: an applied checkpoint is written to the store. */
   private final boolean persistCheckpoints;
+  private volatile LeaseObserver observer = LeaseObserver.NONE;
 
   /** @param minTtl etcd's minimum TTL: ceil(1.5 x election timeout) in seconds; shorter grants are raised */
   public Lessor(long minTtl) {
@@ -208,6 +209,11 @@ public final class Lessor implements LeaseLookup {
         .setHeader(ResponseHeader.newBuilder().setRevision(store.currentRevision())).build();
   }
 
+  /** Where grants and revokes are reported from now on (etcd_debugging_lease_*). */
+  public void observe(LeaseObserver observer) {
+    this.observer = observer;
+  }
+
   /** Applies a grant: the id is chosen by the proposer; a TTL below the minimum is raised. */
   public LeaseGrantResponse grant(KvStore store, LeaseGrantRequest r) {
     if (r.getTTL() > MAX_TTL) {
@@ -219,6 +225,7 @@ public final class Lessor implements LeaseLookup {
     long ttl = Math.max(r.getTTL(), minTtl);
     store.putLease(r.getID(), ttl);
     leases.put(r.getID(), new Lease(r.getID(), ttl));
+    observer.granted(ttl);
     return LeaseGrantResponse.newBuilder()
         .setHeader(ResponseHeader.newBuilder().setRevision(store.currentRevision()))
         .setID(r.getID()).setTTL(ttl).build();
@@ -239,6 +246,7 @@ public final class Lessor implements LeaseLookup {
     boolean wrote = !txn.end().isEmpty();
     store.deleteLease(r.getID());
     leases.remove(r.getID());
+    observer.revoked();
     return LeaseRevokeResponse.newBuilder()
         .setHeader(ResponseHeader.newBuilder().setRevision(wrote ? revision : store.currentRevision()))
         .build();

@@ -62,4 +62,34 @@ public interface MemberGauges {
   default long eventsSent() {
     return 0;
   }
+
+  /** etcd_debugging_mvcc_current_revision: the store's revision. */
+  default long currentRevision() {
+    return 0;
+  }
+
+  /** etcd_debugging_mvcc_compact_revision: the revision of the last compaction. */
+  default long compactRevision() {
+    return 0;
+  }
+
+  /** etcd_server_is_leader. */
+  default boolean isLeader() {
+    return false;
+  }
+
+  /** etcd_server_is_learner. */
+  default boolean isLearner() {
+    return false;
+  }
+
+  /** The label of etcd_cluster_version (major.minor), empty while not decided. */
+  default String clusterVersion() {
+    return "";
+  }
+
+  /** The label of etcd_server_id, in hexadecimal. */
+  default long memberId() {
+    return 0;
+  }
 }

@@ -49,11 +49,17 @@ final class Compaction {
   private long pendingCompact;
   private CompletableFuture<Void> pendingCompactDone;
   private volatile boolean stopping;
+  private volatile CompactionObserver observer = CompactionObserver.NONE;
 
   Compaction(KvIndex index, Backend backend, ApplyBatch batch) {
     this.index = index;
     this.backend = backend;
     this.batch = batch;
+  }
+
+  /** Where the compactions' timings go from now on (etcd_debugging_mvcc_*_compaction_*). */
+  void observe(CompactionObserver observer) {
+    this.observer = observer;
   }
 
   /** Whether a compaction waits for the batch to be committed. */
@@ -123,7 +129,9 @@ final class Compaction {
     backend.db().put(StoreLayout.META_COMPACT_SCHEDULED, StoreLayout.longBytes(rev), new WriteOptions().sync(false));
     // Published before the index shrinks: a reader below it re-checks and answers COMPACTED.
     index.publishCompaction(rev);
+    long t0 = System.nanoTime();
     index.compact(rev);
+    observer.indexCompacted(System.nanoTime() - t0);
     return deleteCompacted(rev);
   }
 
@@ -137,9 +145,11 @@ final class Compaction {
     DB compacted = backend.db();
     compactor.execute(() -> {
       try {
+        long t0 = System.nanoTime();
         long deleted = 0;
         byte[] from = StoreLayout.revKey(new Revision(0, 0), false);
         while (from != null) {
+          long batchStart = System.nanoTime();
           if (stopping) {
             throw new CancellationException("store closing");
           }
@@ -153,11 +163,15 @@ final class Compaction {
             backend.rowBytes().addAndGet(-doomedBytes[0]); // (a replaced store recounted its own at open)
             return null;
           });
+          if (from != null) {
+            observer.batchDeleted(System.nanoTime() - batchStart); // etcd times every batch but the last
+          }
         }
         backend.guarded(() -> {
           sameDb(compacted).put(StoreLayout.META_COMPACT_FINISHED, StoreLayout.longBytes(rev), new WriteOptions().sync(true));
           return null;
         });
+        observer.finished(System.nanoTime() - t0, deleted);
         log.info("finished the compaction at revision {}: {} revisions deleted", rev, deleted);
         done.complete(null);
       } catch (CancellationException e) {
@@ -236,10 +250,15 @@ final class Compaction {
   CompletionStage<Void> defragment() {
     CompletableFuture<Void> done = new CompletableFuture<>();
     compactor.execute(() -> {
+      CompactionObserver o = observer;
+      o.defragStarted();
+      long t0 = System.nanoTime();
       try {
         backend.compactFiles();
+        o.defragEnded(System.nanoTime() - t0);
         done.complete(null);
       } catch (RuntimeException e) {
+        o.defragEnded(-1);
         done.completeExceptionally(e);
       }
     });

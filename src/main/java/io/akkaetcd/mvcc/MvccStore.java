@@ -72,6 +72,11 @@ public final class MvccStore implements KvStore {
     batch.timeCommits(timer);
   }
 
+  /** Tells {@code observer} how long each compaction's parts take from now on. */
+  public void observeCompactions(CompactionObserver observer) {
+    compaction.observe(observer);
+  }
+
   /** Rebuilds the key index from disk and resumes an unfinished compaction. */
   private void recover() {
     long revision = Math.max(1, backend.meta(StoreLayout.META_REVISION));

@@ -203,6 +203,9 @@ final class EtcdFlags {
     flag("experimental-learner-auto-promote", "false", FlagType.BOOL,
         "akka-etcd's own (etcd #15107): the leader promotes a learner once it is in sync (etcd's 90 % rule, strict reconfiguration).",
         FlagSupport.own());
+    flag("experimental-metrics-off", "false", FlagType.BOOL,
+        "akka-etcd's own: requests, journal writes and peers feed no counter or histogram (/metrics keeps the gauges); for the metrics-on/off A/B of loadtest/compare --metrics-ab.",
+        FlagSupport.own());
     ignored("unsafe-no-fsync", "false", FlagType.BOOL, "Write without fsync.", TRUE,
         "akka-etcd fsyncs every journal write regardless");
     for (String name : List.of("cluster-active-size", "cluster-remove-delay", "cluster-sync-interval", "config",

@@ -26,6 +26,7 @@ import io.akkaetcd.auth.SimpleTokens;
 import io.akkaetcd.auth.TokenProvider;
 import io.akkaetcd.apply.KvApplier;
 import io.akkaetcd.apply.RequestDispatch;
+import io.akkaetcd.apply.TxnObserver;
 import io.akkaetcd.cluster.ClusterMembers;
 import io.akkaetcd.cluster.MemberAttributes;
 import io.akkaetcd.cluster.MemberIdentity;
@@ -162,12 +163,13 @@ final class MemberBootstrap {
     MvccStore store = MvccStore.open(storeDir);
     Wait wait = new Wait();
     AppliedIndexWait applied = new AppliedIndexWait(store.appliedIndex());
-    EtcdMetrics metrics = new EtcdMetrics(config.metrics().extensive(), true);
+    EtcdMetrics metrics = new EtcdMetrics(config.metrics().extensive(), true, config.metrics().counting());
     AtomicReference<RaftStatus> status = new AtomicReference<>(RaftStatus.INITIAL);
     CompletableFuture<Void> leaderKnown = new CompletableFuture<>();
     JournalObserver journalTimer = journalObserver(metrics);
-    if (EtcdMetrics.COUNTING) {
+    if (metrics.counting()) {
       store.timeCommits(nanos -> metrics.backendCommitDuration.observe(nanos / 1e9));
+      store.observeCompactions(new CompactionMetrics(metrics));
       JournalObserver.Registry.register(memberDir.resolve("wal"), journalTimer);
     }
     CompletableFuture<ActorRef<RaftMember.Command>> raftRef = new CompletableFuture<>();
@@ -178,6 +180,11 @@ final class MemberBootstrap {
     long minLeaseTtl = (3 * config.electionTimeout().toMillis() + 1999) / 2000;
     Lessor lessor = Lessor.recover(store, minLeaseTtl, config.leaseCheckpointPersist());
     LeaseKeeper keeper = new LeaseKeeper(System::nanoTime, config.electionTimeout());
+    if (metrics.counting()) {
+      LeaseMetrics leaseMetrics = new LeaseMetrics(metrics);
+      lessor.observe(leaseMetrics);
+      keeper.observe(leaseMetrics);
+    }
     // Every recovered lease has its full TTL from start, so none looks expired before the first
     // expiry tick; the leader promotes again when it applies its term's first entry (etcd's rule),
     // and once it has answered its first client request (below).
@@ -186,7 +193,7 @@ final class MemberBootstrap {
       // etcd's checkpoint interval is 5 min, not a flag; akka-etcd.lease-checkpoint-interval tunes it.
       keeper.checkpointEvery(settings.getDuration("akka-etcd.lease-checkpoint-interval"));
     }
-    KvApplier kv = new KvApplier(lessor);
+    KvApplier kv = new KvApplier(lessor, metrics.counting() ? metrics::txnEnded : TxnObserver.NONE);
     Alarms alarms = Alarms.recover(store);
     TokenProvider tokens = AuthTokenOptions.parse(config.auth().token()).provider(config.auth().tokenTtl(),
         d -> GoDuration.parse(d, "auth-token"), new SecureRandom());

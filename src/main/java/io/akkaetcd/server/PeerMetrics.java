@@ -23,7 +23,7 @@ final class PeerMetrics implements PeerTraffic {
 
   /** The traffic reporter for a member: nothing when counting is off. */
   static PeerTraffic of(EtcdMetrics metrics, long self) {
-    return EtcdMetrics.COUNTING ? new PeerMetrics(metrics, self) : PeerTraffic.NONE;
+    return metrics.counting() ? new PeerMetrics(metrics, self) : PeerTraffic.NONE;
   }
 
   @Override

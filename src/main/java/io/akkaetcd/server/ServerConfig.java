@@ -52,10 +52,11 @@ public record ServerConfig(
 
   /**
    * --metrics (basic, or extensive: adds grpc_server_handling_seconds) and --listen-metrics-urls
-   * (extra listeners serving /metrics and /health only).
+   * (extra listeners serving /metrics and /health only); akka-etcd's --experimental-metrics-off
+   * turns counting off ({@code counting} false).
    */
-  public record MetricsSettings(boolean extensive, List<URI> listenUrls) {
-    public static final MetricsSettings DEFAULT = new MetricsSettings(false, List.of());
+  public record MetricsSettings(boolean extensive, List<URI> listenUrls, boolean counting) {
+    public static final MetricsSettings DEFAULT = new MetricsSettings(false, List.of(), true);
 
     static MetricsSettings fromFlags(Map<String, String> v) {
       String kind = v.getOrDefault("metrics", "basic");
@@ -64,7 +65,8 @@ public record ServerConfig(
       }
       String listen = v.getOrDefault("listen-metrics-urls", "");
       return new MetricsSettings(kind.equals("extensive"),
-          listen.isBlank() ? List.of() : urls(v, "listen-metrics-urls"));
+          listen.isBlank() ? List.of() : urls(v, "listen-metrics-urls"),
+          !"true".equals(v.get("experimental-metrics-off")));
     }
   }
 

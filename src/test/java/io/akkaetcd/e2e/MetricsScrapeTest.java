@@ -127,6 +127,143 @@ class MetricsScrapeTest {
     }
   }
 
+  /** etcd 3.4's per-call MVCC counters, with the put size: what {@link #mvccCalls} moves. */
+  private static final List<String> MVCC_SERIES = List.of("etcd_mvcc_put_total ", "etcd_mvcc_range_total ",
+      "etcd_mvcc_delete_total ", "etcd_mvcc_txn_total ", "etcd_debugging_mvcc_put_total ",
+      "etcd_debugging_mvcc_range_total ", "etcd_debugging_mvcc_delete_total ", "etcd_debugging_mvcc_txn_total ",
+      "etcd_debugging_mvcc_total_put_size_in_bytes ");
+
+  /**
+   * The MVCC counters follow the calls each request makes, by etcd 3.4's rule (a range for every
+   * compare, prev_kv and compaction header; a txn for a request of more than one call), and a
+   * compaction gets one sample in the index and the db histograms; with etcd installed, etcd
+   * 3.4.23 moves them alike on the same requests.
+   */
+  @Test
+  void mvccCountersFollowTheCallsAsEtcds() throws Exception {
+    Map<String, Long> ours;
+    try (EmbeddedMember m = new EmbeddedMember()) {
+      ours = grown(m.url(), m.client(), MVCC_SERIES, MetricsScrapeTest::mvccCalls);
+      awaitSeries(m, "etcd_debugging_mvcc_db_compaction_total_duration_milliseconds_count ", 1);
+      String text = scrape(m.url()).body();
+      assertEquals(1, value(text, "etcd_debugging_mvcc_index_compaction_pause_duration_milliseconds_count "));
+      assertTrue(value(text, "etcd_debugging_mvcc_db_compaction_keys_total ") > 0, "b's put and delete");
+      assertEquals(value(text, "etcd_debugging_mvcc_current_revision "),
+          value(text, "etcd_debugging_mvcc_compact_revision "), "compacted at the current revision");
+      assertEquals(1, value(text, "etcd_server_is_leader "));
+    }
+    // puts: a, b, c (prev_kv), d (in the txn); ranges: get a, c's prev_kv, the txn's compare and
+    // get, b's prev_kv, the compaction's header; deletes: b and x; txns: c, the txn, b's delete.
+    assertEquals(Map.of("etcd_mvcc_put_total ", 4L, "etcd_mvcc_range_total ", 6L, "etcd_mvcc_delete_total ", 2L,
+        "etcd_mvcc_txn_total ", 3L, "etcd_debugging_mvcc_put_total ", 4L, "etcd_debugging_mvcc_range_total ", 6L,
+        "etcd_debugging_mvcc_delete_total ", 2L, "etcd_debugging_mvcc_txn_total ", 3L,
+        "etcd_debugging_mvcc_total_put_size_in_bytes ", 9L), ours);
+    assertEtcdGrowsAlike(ours, MVCC_SERIES, MetricsScrapeTest::mvccCalls);
+  }
+
+  /** The lease counters and TTL histogram, and a defragmentation's, as etcd's move on the same calls. */
+  private static final List<String> LEASE_SERIES = List.of("etcd_debugging_lease_granted_total ",
+      "etcd_debugging_lease_revoked_total ", "etcd_debugging_lease_renewed_total ",
+      "etcd_debugging_lease_ttl_total_count ", "etcd_debugging_lease_ttl_total_sum ",
+      "etcd_debugging_lease_ttl_total_bucket{le=\"64.0\"} ", "etcd_disk_backend_defrag_duration_seconds_count ",
+      "etcd_disk_defrag_inflight ");
+
+  /**
+   * Two grants (60 s and 300 s), one revoke, one keep-alive on the leader, one defragmentation:
+   * the lease series and the defragmentation's move as etcd 3.4.23's do.
+   */
+  @Test
+  void leaseAndDefragSeriesFollowTheirCalls() throws Exception {
+    Map<String, Long> ours;
+    try (EmbeddedMember m = new EmbeddedMember()) {
+      ours = grown(m.url(), m.client(), LEASE_SERIES, MetricsScrapeTest::leaseCalls);
+      String version = http.send(HttpRequest.newBuilder(URI.create(m.url() + "/version")).build(),
+          HttpResponse.BodyHandlers.ofString(UTF_8)).body(); // {"etcdserver":…,"etcdcluster":"3.4.0"}
+      Matcher cluster = Pattern.compile("\"etcdcluster\":\"(\\d+\\.\\d+)").matcher(version);
+      assertTrue(cluster.find(), version);
+      String text = scrape(m.url()).body();
+      assertTrue(text.contains("\netcd_cluster_version{cluster_version=\"" + cluster.group(1) + "\"} 1"), text);
+    }
+    assertEquals(1L, ours.get("etcd_debugging_lease_revoked_total "));
+    assertEquals(360L, ours.get("etcd_debugging_lease_ttl_total_sum "));
+    assertEquals(1L, ours.get("etcd_debugging_lease_ttl_total_bucket{le=\"64.0\"} "), "the 60 s lease");
+    assertEquals(1L, ours.get("etcd_disk_backend_defrag_duration_seconds_count "));
+    assertEtcdGrowsAlike(ours, LEASE_SERIES, MetricsScrapeTest::leaseCalls);
+  }
+
+  /** Grants, revokes, renews and defragments. */
+  private static void leaseCalls(String url, io.etcd.jetcd.Client c) throws Exception {
+    io.etcd.jetcd.Lease lease = c.getLeaseClient();
+    long brief = lease.grant(60).get(10, TimeUnit.SECONDS).getID();
+    long held = lease.grant(300).get(10, TimeUnit.SECONDS).getID();
+    lease.revoke(brief).get(10, TimeUnit.SECONDS);
+    lease.keepAliveOnce(held).get(10, TimeUnit.SECONDS);
+    c.getMaintenanceClient().defragmentMember(url).get(30, TimeUnit.SECONDS);
+  }
+
+  /** Calls made with a client to one server, whose series a test compares. */
+  private interface Calls {
+    void make(String url, io.etcd.jetcd.Client c) throws Exception;
+  }
+
+  /** How much each of {@code series} grew on the server at {@code url} while {@code calls} ran. */
+  private Map<String, Long> grown(String url, io.etcd.jetcd.Client c, List<String> series, Calls calls)
+      throws Exception {
+    String before = scrape(url).body().replace("le=\"64\"", "le=\"64.0\""); // Go prints 64, Java 64.0
+    calls.make(url, c);
+    String after = scrape(url).body().replace("le=\"64\"", "le=\"64.0\"");
+    Map<String, Long> grown = new TreeMap<>();
+    for (String s : series) {
+      grown.put(s, value(after, s) - value(before, s));
+    }
+    return grown;
+  }
+
+  /** With etcd installed, the same calls grow {@code series} on etcd 3.4.23 as {@code ours} says. */
+  private void assertEtcdGrowsAlike(Map<String, Long> ours, List<String> series, Calls calls) throws Exception {
+    if (installed()) {
+      try (ServerProcess etcd = ServerProcess.start(ServerProcess.Kind.ETCD, List.of());
+           io.etcd.jetcd.Client c = io.etcd.jetcd.Client.builder().endpoints(etcd.clientUrl()).build()) {
+        assertEquals(grown(etcd.clientUrl(), c, series, calls), ours, "etcd 3.4.23's for the same calls");
+      }
+    }
+  }
+
+  /** akka-etcd's --experimental-metrics-off: puts count nowhere; the gauges are still served. */
+  @Test
+  void metricsOffCountsNothingAndKeepsTheGauges() throws Exception {
+    try (EmbeddedMember m = new EmbeddedMember("--experimental-metrics-off", "true")) {
+      for (int i = 0; i < 3; i++) {
+        m.client().getKVClient().put(bytes("k" + i), bytes("v")).get(10, TimeUnit.SECONDS);
+      }
+      String text = scrape(m.url()).body();
+      assertEquals(0, value(text, PUT_OK));
+      assertEquals(0, value(text, "etcd_mvcc_put_total "));
+      assertEquals(0, value(text, "etcd_disk_wal_fsync_duration_seconds_count "));
+      assertEquals(3, value(text, "etcd_debugging_mvcc_keys_total "));
+      assertEquals(1, value(text, "etcd_server_has_leader "));
+    }
+  }
+
+  /** Puts, ranges, a txn, deletes and a compaction, with prev_kv here and there. */
+  private static void mvccCalls(String url, io.etcd.jetcd.Client c) throws Exception {
+    io.etcd.jetcd.KV kv = c.getKVClient();
+    kv.put(bytes("a"), bytes("1")).get(10, TimeUnit.SECONDS);
+    kv.put(bytes("b"), bytes("22")).get(10, TimeUnit.SECONDS);
+    kv.get(bytes("a")).get(10, TimeUnit.SECONDS);
+    kv.put(bytes("c"), bytes("3"), io.etcd.jetcd.options.PutOption.builder().withPrevKV().build())
+        .get(10, TimeUnit.SECONDS);
+    kv.txn().If(new io.etcd.jetcd.op.Cmp(bytes("a"), io.etcd.jetcd.op.Cmp.Op.GREATER,
+            io.etcd.jetcd.op.CmpTarget.version(0)))
+        .Then(io.etcd.jetcd.op.Op.put(bytes("d"), bytes("4"), io.etcd.jetcd.options.PutOption.DEFAULT),
+            io.etcd.jetcd.op.Op.get(bytes("b"), io.etcd.jetcd.options.GetOption.DEFAULT))
+        .commit().get(10, TimeUnit.SECONDS);
+    kv.delete(bytes("b"), io.etcd.jetcd.options.DeleteOption.builder().withPrevKV(true).build())
+        .get(10, TimeUnit.SECONDS);
+    long rev = kv.delete(bytes("x")).get(10, TimeUnit.SECONDS).getHeader().getRevision();
+    kv.compact(rev).get(10, TimeUnit.SECONDS);
+  }
+
   /** Scrapes until {@code series} has {@code expected}, for up to 20 s. */
   private void awaitSeries(EmbeddedMember m, String series, long expected) throws Exception {
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);

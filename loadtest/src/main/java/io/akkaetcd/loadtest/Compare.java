@@ -27,6 +27,7 @@ public final class Compare {
       "usage: loadtest/compare [--suite quick|full] [--rounds 3] [--big] [--etcd PATH] [--akka-etcd PATH] [--work DIR]",
       "                        [--idle-watches 100000] [--held-leases 100000] [--only LABEL-PREFIX] [--members N]",
       "                        [--tls] [--user] [--warmup-runs 7 (8 with --members)]",
+      "       loadtest/compare --metrics-ab [--suite quick|full] [--rounds 3] [--akka-etcd PATH] [--work DIR]",
       "",
       "Starts etcd and akka-etcd (one member each, same flags, free loopback ports, fresh data dirs),",
       "warms both up, runs each workload on both in turn, --rounds times in alternating order, and",
@@ -42,7 +43,10 @@ public final class Compare {
       "and new TLS connections per second (full and resumed handshakes counted); with --members 3",
       "the cluster suite, peers over TLS too. --user compares auth instead: puts with auth off, then",
       "auth on (root, user bench with one prefix, user bench1000 with 1,000) puts as bench and as",
-      "bench1000, and Authenticate calls per second. --tls --user runs the auth suite over TLS.");
+      "bench1000, and Authenticate calls per second. --tls --user runs the auth suite over TLS.",
+      "",
+      "--metrics-ab compares akka-etcd with itself instead, metrics on against --experimental-metrics-off:",
+      "puts with 64 clients and with 1, alternating rounds, medians (issue #29: at most 3 % lost). No etcd.");
 
   /** The comparison's put workload with 64 clients, --total aside (loadtest/in-process runs it too). */
   static final String PUTS_64_CLIENTS = "put --clients 64 --conns 8 --key-space-size 100000";
@@ -107,7 +111,12 @@ public final class Compare {
     warmupRuns = o.integer("warmup-runs", members > 1 ? 8 : 7);
     boolean tlsOn = o.bool("tls", false);
     boolean user = o.bool("user", false);
+    boolean metricsAb = o.bool("metrics-ab", false);
     o.checkAllUsed();
+    if (metricsAb) {
+      MetricsAb.run(akka, work, suiteName, rounds);
+      return;
+    }
     TlsFiles tls = tlsOn ? TlsFiles.create(work.resolve("tls")) : null;
     if (members > 1) {
       if (user) throw new IllegalArgumentException("--user compares one member each; drop --members");

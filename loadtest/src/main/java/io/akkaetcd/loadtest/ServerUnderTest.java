@@ -39,6 +39,7 @@ final class ServerUnderTest implements AutoCloseable {
   private Process process;
 
   private long launchedAt;
+  private String label;
 
   /** A member on its own. */
   ServerUnderTest(Kind kind, String executable, Path workDir, List<String> extraFlags) {
@@ -108,7 +109,13 @@ final class ServerUnderTest implements AutoCloseable {
   }
 
   String name() {
-    return kind == Kind.ETCD ? "etcd" : "akka-etcd";
+    return label != null ? label : kind == Kind.ETCD ? "etcd" : "akka-etcd";
+  }
+
+  /** Names this server in reports instead of its kind (two akka-etcds of an A/B). */
+  ServerUnderTest labelled(String label) {
+    this.label = label;
+    return this;
   }
 
   /** Starts the process (keeping the data dir) and returns the milliseconds until it served a linearizable read. */
