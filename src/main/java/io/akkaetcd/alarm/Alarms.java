@@ -95,7 +95,13 @@ public final class Alarms {
 
   /** Whether an alarm of {@code type} is raised by any member. */
   public boolean active(AlarmType type) {
-    return !get(type).isEmpty();
+    // asked on every applied write: a plain walk, no stream or list (none raised, nothing to walk)
+    for (AlarmMember a : raised) {
+      if (type == AlarmType.NONE || a.getAlarm() == type) {
+        return true;
+      }
+    }
+    return false;
   }
 
   /**

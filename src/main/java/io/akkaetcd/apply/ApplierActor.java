@@ -5,6 +5,8 @@ import akka.actor.typed.javadsl.AbstractBehavior;
 import akka.actor.typed.javadsl.ActorContext;
 import akka.actor.typed.javadsl.Behaviors;
 import akka.actor.typed.javadsl.Receive;
+import com.google.protobuf.ByteString;
+import com.google.protobuf.CodedInputStream;
 import com.google.protobuf.InvalidProtocolBufferException;
 import io.akkaetcd.errors.EtcdException;
 import io.akkaetcd.logs.GoDurations;
@@ -58,6 +60,9 @@ public final class ApplierActor extends AbstractBehavior<ApplierActor.Command> {
       Function<ConfChange, Object> confChanges, Wait wait, AppliedIndexWait applied, LongConsumer revisionCommitted) {
     return Behaviors.setup(ctx -> new ApplierActor(ctx, store, requests, confChanges, wait, applied, revisionCommitted));
   }
+
+  /** InternalRaftRequest.ID: field 1, varint. */
+  private static final byte ID_TAG = 1 << 3;
 
   private final KvStore store;
   private final RequestApplier requests;
@@ -115,7 +120,7 @@ public final class ApplierActor extends AbstractBehavior<ApplierActor.Command> {
       }
       InternalRaftRequest request;
       try {
-        request = InternalRaftRequest.parseFrom(e.data());
+        request = request(e.data());
       } catch (InvalidProtocolBufferException ex) {
         getContext().getLog().error("entry {} is not a request; skipped", e.index(), ex);
         store.setApplied(e.index(), e.term());
@@ -144,6 +149,25 @@ public final class ApplierActor extends AbstractBehavior<ApplierActor.Command> {
     // connection writes its own in one go.
     ResponseBatch.deliverTogether(() -> replies.forEach(Runnable::run), getContext().getSystem().executionContext());
     return this;
+  }
+
+  /**
+   * The entry's request: the proposer's own object when this member proposed it (the same bytes,
+   * {@link Wait#proposed}), else parsed. A proposal encodes its id (field 1) first.
+   */
+  private InternalRaftRequest request(ByteString data) throws InvalidProtocolBufferException {
+    if (!data.isEmpty() && data.byteAt(0) == ID_TAG) {
+      try {
+        CodedInputStream in = data.newCodedInput();
+        in.readTag();
+        if (wait.proposed(in.readUInt64(), data) instanceof InternalRaftRequest proposed) {
+          return proposed;
+        }
+      } catch (java.io.IOException malformed) {
+        // not a proposal's encoding: the parse below reports it
+      }
+    }
+    return InternalRaftRequest.parseFrom(data);
   }
 
   /**

@@ -214,22 +214,36 @@ final class ApplyBatch {
 
     @Override
     public List<KeyValue> deleteRange(ByteString key, ByteString rangeEnd) {
+      if (rangeEnd.isEmpty()) {
+        // One key (an Unlock, a Resign): its history by hash, as a put finds it, not a range walk.
+        KeyIndex history = index.table().get(key.toByteArray());
+        KeyValue prev = history == null ? null : delete(history);
+        return prev == null ? List.of() : List.of(prev);
+      }
       List<KeyValue> deleted = new ArrayList<>();
-      for (Map.Entry<byte[], KeyIndex> e : new ArrayList<>(index.range(key, rangeEnd).entrySet())) {
-        KeyIndex.Version live = e.getValue().live(rev);
-        if (live == null) {
-          continue;
+      for (KeyIndex history : new ArrayList<>(index.range(key, rangeEnd).values())) {
+        KeyValue prev = delete(history);
+        if (prev != null) {
+          deleted.add(prev);
         }
-        KeyValue prev = reads.value(live.revision(), overlay);
-        Revision r = new Revision(rev, sub++);
-        KeyValue tomb = KeyValue.newBuilder().setKey(UnsafeByteOperations.unsafeWrap(e.getKey())).setModRevision(rev).build();
-        write(r, true, tomb);
-        e.getValue().tombstone(r);
-        index.keyDeleted(e.getKey());
-        events.add(Event.newBuilder().setType(Event.EventType.DELETE).setKv(tomb).setPrevKv(prev).build());
-        deleted.add(prev);
       }
       return deleted;
+    }
+
+    /** Tombstones {@code history}'s key if it is live at this txn's revision: its previous value, else null. */
+    private KeyValue delete(KeyIndex history) {
+      KeyIndex.Version live = history.live(rev);
+      if (live == null) {
+        return null;
+      }
+      KeyValue prev = reads.value(live.revision(), overlay);
+      Revision r = new Revision(rev, sub++);
+      KeyValue tomb = KeyValue.newBuilder().setKey(UnsafeByteOperations.unsafeWrap(history.key())).setModRevision(rev).build();
+      write(r, true, tomb);
+      history.tombstone(r);
+      index.keyDeleted(history.key());
+      events.add(Event.newBuilder().setType(Event.EventType.DELETE).setKv(tomb).setPrevKv(prev).build());
+      return prev;
     }
 
     private void write(Revision r, boolean tombstone, KeyValue kv) {

@@ -58,11 +58,12 @@ final class Proposals {
       return CompletableFuture.failedFuture(EtcdError.TOO_MANY_REQUESTS.exception());
     }
     long id = ids.next();
-    ByteString data = request.setId(id).build().toByteString();
+    InternalRaftRequest built = request.setId(id).build();
+    ByteString data = built.toByteString();
     if (data.size() > maxRequestBytes) {
       return CompletableFuture.failedFuture(EtcdError.REQUEST_TOO_LARGE.exception());
     }
-    CompletableFuture<Object> result = wait.register(id);
+    CompletableFuture<Object> result = wait.register(id, data, built); // applied here unparsed
     inbox.propose(id, data);
     return result; // fails by expire after --request-timeout
   }

@@ -1,5 +1,6 @@
 package io.akkaetcd.wait;
 
+import com.google.protobuf.ByteString;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.LongFunction;
@@ -15,7 +16,8 @@ import java.util.function.LongFunction;
  * the JDK's delay-scheduler thread on every request when requests came one at a time).
  */
 public final class Wait {
-  private record Pending(CompletableFuture<Object> future, long registeredNanos) {}
+  /** {@code data}/{@code request}: the proposal's encoding and the object it was encoded from, or nulls. */
+  private record Pending(CompletableFuture<Object> future, long registeredNanos, ByteString data, Object request) {}
 
   private final ConcurrentHashMap<Long, Pending> pending = new ConcurrentHashMap<>();
 
@@ -25,13 +27,31 @@ public final class Wait {
 
   /** Registers {@code id} as registered at {@code nowNanos} ({@link System#nanoTime()}). */
   public CompletableFuture<Object> register(long id, long nowNanos) {
+    return register(id, nowNanos, null, null);
+  }
+
+  /** Registers a proposal with its encoding {@code data} and {@code request}, which {@link #proposed} hands back. */
+  public CompletableFuture<Object> register(long id, ByteString data, Object request) {
+    return register(id, System.nanoTime(), data, request);
+  }
+
+  private CompletableFuture<Object> register(long id, long nowNanos, ByteString data, Object request) {
     CompletableFuture<Object> f = new CompletableFuture<>();
-    Pending p = new Pending(f, nowNanos);
+    Pending p = new Pending(f, nowNanos, data, request);
     if (pending.putIfAbsent(id, p) != null) {
       throw new IllegalStateException("duplicate request id " + id);
     }
     f.whenComplete((r, e) -> pending.remove(id, p));
     return f;
+  }
+
+  /**
+   * The request registered under {@code id} if {@code data} is its encoding, else null: the
+   * applier of the member that proposed an entry uses the proposer's object instead of parsing.
+   */
+  public Object proposed(long id, ByteString data) {
+    Pending p = pending.get(id);
+    return p != null && p.request() != null && p.data().equals(data) ? p.request() : null;
   }
 
   public void trigger(long id, Object result) {

@@ -2,9 +2,12 @@ package io.akkaetcd.wait;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.google.protobuf.ByteString;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import org.junit.jupiter.api.Test;
@@ -19,6 +22,20 @@ class WaitTest {
     w.trigger(7, "mine");
     assertEquals("mine", f.get());
     assertFalse(w.isPending(7));
+  }
+
+  @Test
+  void proposedHandsBackTheRequestOnlyForItsOwnBytesAndOnlyWhileItWaits() {
+    Wait w = new Wait();
+    Object request = new Object();
+    w.register(5, ByteString.copyFromUtf8("put a"), request);
+    w.register(6);
+    assertSame(request, w.proposed(5, ByteString.copyFromUtf8("put a"))); // equal bytes, another instance
+    assertNull(w.proposed(5, ByteString.copyFromUtf8("put b"))); // same id, other bytes: another member's
+    assertNull(w.proposed(6, ByteString.copyFromUtf8("put a"))); // registered without a request
+    assertNull(w.proposed(9, ByteString.copyFromUtf8("put a")));
+    w.trigger(5, "done");
+    assertNull(w.proposed(5, ByteString.copyFromUtf8("put a")));
   }
 
   @Test
