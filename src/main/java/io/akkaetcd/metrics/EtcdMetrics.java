@@ -35,7 +35,9 @@ public final class EtcdMetrics {
    * The JVM's and process's metrics, registered on a thread of their own: reading the JVM's MX
    * beans the first time took about 7 % of a member's start (issue #32). Scrapes wait for it.
    */
-  private final CompletableFuture<Void> jvmRegistered;
+  /** Done once the JVM's metrics are registered (at once when there are none to register). */
+  private final CompletableFuture<Void> jvmRegistered = new CompletableFuture<>();
+  private final java.util.concurrent.atomic.AtomicBoolean jvmRegistering = new java.util.concurrent.atomic.AtomicBoolean();
 
   /** etcd_server_leader_changes_seen_total: feed from the Raft member when the leader changes. */
   public final Counter leaderChanges;
@@ -158,7 +160,9 @@ public final class EtcdMetrics {
     leasesRenewed = counter("etcd_debugging_lease_renewed_total", "The number of renewed leases seen by the leader.");
     leaseTtl = histogram("etcd_debugging_lease_ttl_total", "Bucketed histogram of lease TTLs.", Buckets.LEASE_TTL);
     grpc = new GrpcServerMetrics(registry, extensive);
-    jvmRegistered = jvm ? registerJvmMetrics(registry) : CompletableFuture.completedFuture(null);
+    if (!jvm) {
+      jvmRegistered.complete(null);
+    }
   }
 
   /** Registers the gauges read from {@code gauges} at scrape time; once per member. */
@@ -250,14 +254,37 @@ public final class EtcdMetrics {
     return grpc;
   }
 
+  /**
+   * Registers the JVM's metrics on a thread of their own, once; the first scrape does it if no one
+   * did. A member calls it once it serves: the registration (JMX beans, JFR) took CPU from the
+   * start itself (issue #32).
+   */
+  public void registerJvmMetrics() {
+    if (jvmRegistered.isDone() || !jvmRegistering.compareAndSet(false, true)) {
+      return;
+    }
+    Thread t = new Thread(() -> {
+      try {
+        JvmMetrics.builder().register(registry);
+        jvmRegistered.complete(null);
+      } catch (RuntimeException | Error e) {
+        jvmRegistered.completeExceptionally(e);
+      }
+    }, "akka-etcd-jvm-metrics");
+    t.setDaemon(true);
+    t.start();
+  }
+
   /** The registry, with the JVM's metrics in it once they are registered. */
   public PrometheusRegistry registry() {
+    registerJvmMetrics();
     jvmRegistered.join();
     return registry;
   }
 
   /** A scrape in Prometheus text format 0.0.4 ({@link #CONTENT_TYPE}), as etcd's /metrics serves. */
   public byte[] scrape() {
+    registerJvmMetrics();
     jvmRegistered.join();
     ByteArrayOutputStream out = new ByteArrayOutputStream(16 * 1024);
     try {
@@ -266,21 +293,6 @@ public final class EtcdMetrics {
       throw new UncheckedIOException(e);
     }
     return out.toByteArray();
-  }
-
-  private static CompletableFuture<Void> registerJvmMetrics(PrometheusRegistry registry) {
-    CompletableFuture<Void> done = new CompletableFuture<>();
-    Thread t = new Thread(() -> {
-      try {
-        JvmMetrics.builder().register(registry);
-        done.complete(null);
-      } catch (RuntimeException | Error e) {
-        done.completeExceptionally(e);
-      }
-    }, "akka-etcd-jvm-metrics");
-    t.setDaemon(true);
-    t.start();
-    return done;
   }
 
   private void gauge(String name, String help, LongSupplier value) {

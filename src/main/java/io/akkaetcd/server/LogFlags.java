@@ -24,8 +24,8 @@ import java.util.stream.Collectors;
  */
 public record LogFlags(String logger, String level, List<String> outputs) {
   private static final List<String> LEVELS = List.of("debug", "info", "warn", "error", "dpanic", "panic", "fatal");
-  /** The appender logback.xml defines; every output gets a copy of its encoder's pattern. */
-  private static final String CONFIGURED_APPENDER = "STDERR";
+  /** The appender LogDefaults makes; every output gets a copy of its encoder's pattern. */
+  private static final String CONFIGURED_APPENDER = LogDefaults.APPENDER;
 
   public static LogFlags fromFlags(Map<String, String> v) {
     String logger = v.get("logger");
@@ -62,7 +62,7 @@ public record LogFlags(String logger, String level, List<String> outputs) {
   }
 
   /**
-   * Sets the levels logback.xml reads; must run before the first logger is created. Then routes
+   * Sets the levels LogDefaults reads; must run before the first logger is created. Then routes
    * the root logger's output to {@link #outputs}.
    */
   public void apply() {

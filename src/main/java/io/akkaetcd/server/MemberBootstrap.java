@@ -420,6 +420,8 @@ final class MemberBootstrap {
     server.publishAttributes();
     server.ready.thenRun(() -> ReadyLog.serving(members.self(), alone, server.clusterVersion(), config,
         members.clusterId()));
+    // The JVM's metrics once serving, not while starting (a scrape before then registers them).
+    server.ready.thenRun(metrics::registerJvmMetrics);
     return server;
   }
 
