@@ -91,12 +91,9 @@ public final class WatchService implements Watch {
     hub.register(router);
     in.runForeach(req -> {
       if (req.hasCreateRequest() && (refused != null || !permitted(who, req.getCreateRequest()))) {
-        // etcd 3.4's isWatchPermitted: a token it does not hold cancels the watch with the
-        // token error as Go prints a status error, a denied range with the bare text
-        String reason = refused != null ? refused.goStatusText() : EtcdError.PERMISSION_DENIED.text();
-        out.offer(WatchResponse.newBuilder().setHeader(member.header(member.store().currentRevision()))
-            .setWatchId(-1).setCreated(true).setCanceled(true)
-            .setCancelReason(reason).build());
+        // etcd 3.4's isWatchPermitted: the token error or "permission denied" as Go prints a
+        // status error; through the router, so it comes in turn with the stream's other answers
+        router.tell(new WatchRouter.Refused((refused != null ? refused : EtcdError.PERMISSION_DENIED).goStatusText()));
       } else {
         router.tell(new WatchRouter.Request(req));
       }

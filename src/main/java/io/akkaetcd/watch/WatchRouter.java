@@ -57,6 +57,12 @@ public final class WatchRouter extends AbstractBehavior<WatchRouter.Command> {
   /** A request from the client's stream. */
   public record Request(WatchRequest request) implements Command {}
 
+  /**
+   * A create the service refused (auth): answered created and canceled, watch id -1, in turn with
+   * the stream's other answers, since clients match a created answer to their oldest pending create.
+   */
+  public record Refused(String reason) implements Command {}
+
   /** The store revision advanced. */
   public record Committed(long revision) implements Command {}
 
@@ -157,6 +163,7 @@ public final class WatchRouter extends AbstractBehavior<WatchRouter.Command> {
   public Receive<Command> createReceive() {
     return newReceiveBuilder()
         .onMessage(Request.class, this::onRequest)
+        .onMessage(Refused.class, this::onRefused)
         .onMessage(Committed.class, c -> sync())
         .onMessageEquals(Sync.INSTANCE, this::sync)
         .onMessageEquals(Retry.INSTANCE, this::sync)
@@ -198,6 +205,11 @@ public final class WatchRouter extends AbstractBehavior<WatchRouter.Command> {
       default -> { }
     }
     return sync();
+  }
+
+  private Behavior<Command> onRefused(Refused r) {
+    sendControl(response(-1).setCreated(true).setCanceled(true).setCancelReason(r.reason()));
+    return this;
   }
 
   /**

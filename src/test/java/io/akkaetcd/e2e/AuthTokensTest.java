@@ -59,7 +59,7 @@ class AuthTokensTest {
         WatchResponse denied = firstWatchResponse(channel, token, "b");
         assertTrue(denied.getCreated() && denied.getCanceled(), denied.toString());
         assertEquals(-1, denied.getWatchId());
-        assertEquals("etcdserver: permission denied", denied.getCancelReason());
+        assertEquals("rpc error: code = PermissionDenied desc = etcdserver: permission denied", denied.getCancelReason());
         WatchResponse allowed = firstWatchResponse(channel, token, "a/1");
         assertTrue(allowed.getCreated() && !allowed.getCanceled(), allowed.toString());
 
@@ -136,6 +136,63 @@ class AuthTokensTest {
     java.util.Map<String, String> etcd = streamsWithUnknownToken(ServerProcess.Kind.ETCD);
     java.util.Map<String, String> ours = streamsWithUnknownToken(ServerProcess.Kind.AKKA_ETCD);
     assertEquals(etcd, ours);
+  }
+
+  /**
+   * Watches created back to back on one stream, the middle one outside alice's permissions: each
+   * answered in turn (clients match a created answer to their oldest pending create), the denied
+   * one created and canceled. Differential: etcd 3.4.23 and ours.
+   */
+  @Test
+  void aDeniedCreateIsAnsweredInTurnAsEtcd34() throws Exception {
+    org.junit.jupiter.api.Assumptions.assumeTrue(java.nio.file.Files.isExecutable(java.nio.file.Path.of("/usr/bin/etcd")),
+        "etcd is not installed (Debian's etcd-server)");
+    List<String> etcd = createsInTurn(ServerProcess.Kind.ETCD);
+    assertEquals(List.of("created=true canceled=false reason=", "created=true canceled=true reason=rpc error: code = PermissionDenied desc = etcdserver: permission denied",
+        "created=true canceled=false reason="), etcd);
+    assertEquals(etcd, createsInTurn(ServerProcess.Kind.AKKA_ETCD));
+  }
+
+  private static List<String> createsInTurn(ServerProcess.Kind kind) throws Exception {
+    try (ServerProcess server = ServerProcess.start(kind, List.of())) {
+      AuthSetup.enable(server.endpoint());
+      ManagedChannel channel = ManagedChannelBuilder.forTarget(server.endpoint()).usePlaintext().build();
+      try {
+        String token = authenticate(AuthGrpc.newBlockingStub(channel).withDeadlineAfter(10, TimeUnit.SECONDS));
+        java.util.concurrent.BlockingQueue<WatchResponse> answers = new java.util.concurrent.LinkedBlockingQueue<>();
+        io.grpc.stub.StreamObserver<WatchRequest> requests = WatchGrpc.newStub(channel)
+            .withInterceptors(MetadataUtils.newAttachHeadersInterceptor(tokenHeader(token)))
+            .watch(new io.grpc.stub.StreamObserver<>() {
+              @Override
+              public void onNext(WatchResponse r) {
+                answers.add(r);
+              }
+
+              @Override
+              public void onError(Throwable t) { }
+
+              @Override
+              public void onCompleted() { }
+            });
+        List<String> out = new java.util.ArrayList<>();
+        try {
+          for (String key : List.of("a/1", "b", "a/2")) {
+            requests.onNext(WatchRequest.newBuilder().setCreateRequest(WatchCreateRequest.newBuilder()
+                .setKey(ByteString.copyFromUtf8(key))).build());
+          }
+          for (int i = 0; i < 3; i++) {
+            WatchResponse w = answers.poll(10, TimeUnit.SECONDS);
+            assertTrue(w != null, kind + ": " + out.size() + " answers only: " + out);
+            out.add("created=" + w.getCreated() + " canceled=" + w.getCanceled() + " reason=" + w.getCancelReason());
+          }
+        } finally {
+          requests.onCompleted();
+        }
+        return out;
+      } finally {
+        channel.shutdownNow();
+      }
+    }
   }
 
   private static java.util.Map<String, String> streamsWithUnknownToken(ServerProcess.Kind kind) throws Exception {
