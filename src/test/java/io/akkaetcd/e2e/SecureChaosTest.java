@@ -18,7 +18,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
+import org.junit.jupiter.api.condition.DisabledIfSystemProperty;
 
 /**
  * {@link ClusterChaosTest}'s cycle (kill -9, pauses, partitions, a member replaced and caught up
@@ -74,15 +74,14 @@ class SecureChaosTest extends ClusterChaosTest {
   }
 
   /**
-   * Off in bin/test until it passes there: on the loaded machine the first two runs met a leaderless
-   * stretch (20 s without a leader after the leader froze; "no leader" on member add), four more
-   * at a load average near 40 never formed the cluster in 180 s (nor did the plain cycle then),
-   * and two at 15 to 44 stopped at a restart slower than 90 s and at 20 s without a leader after
-   * the cut. Run it with {@code -Dchaos.secure=true}; see docs/chaos.md.
+   * In bin/test since it passed twice on a quiet machine in under 4 minutes (126 and 141 s,
+   * 2026-11-27, after the watch-router fix for progress on a stream without watches); under load
+   * near 40 it has failed to form or keep a leader in time. {@code -Dchaos.secure=false} skips it;
+   * see docs/chaos.md.
    */
   @Override
   @Test
-  @EnabledIfSystemProperty(named = "chaos.secure", matches = "true")
+  @DisabledIfSystemProperty(named = "chaos.secure", matches = "false")
   @Timeout(value = 10, unit = TimeUnit.MINUTES)
   void membersStayLinearizableUnderCrashesPausesAndPartitions() throws Exception {
     super.membersStayLinearizableUnderCrashesPausesAndPartitions();
