@@ -10,7 +10,7 @@ import jnr.ffi.Runtime;
 import jnr.ffi.annotations.In;
 
 /**
- * bcrypt checks by the system's libcrypt (libxcrypt on Debian, essential there), through jnr-ffi:
+ * bcrypt checks by the system's libcrypt (libxcrypt; Debian's essential perl-base needs it), via jnr-ffi:
  * about 12 % less CPU a check than Bouncy Castle's, and Authenticate is bound by it (issue #27).
  * Used only where both agree by construction: a $2a$/$2b$ hash and a password of printable-range
  * ASCII bytes (no NUL, which ends a C string; no 8-bit byte, where crypt_blowfish's $2a$ guard

@@ -65,7 +65,7 @@ class PasswordsTest {
   @Test
   void theSystemLibraryAgreesWithBouncyCastleWhereItDecides() {
     SystemBcrypt system = SystemBcrypt.load();
-    // Debian's libcrypt1 is essential, so a member there always has it: a missing one is a defect
+    // Debian's essential perl-base depends on libcrypt1, so a member there always has it
     assertTrue(system != null, "libcrypt's bcrypt did not load or failed its self-test");
     Passwords passwords = new Passwords(Runnable::run, 4, new SecureRandom());
     for (String password : new String[] {"secret", "", " ", "p".repeat(72), "p".repeat(80), "\u0001ctl"}) {
