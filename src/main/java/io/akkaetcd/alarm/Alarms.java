@@ -78,7 +78,12 @@ public final class Alarms {
     if (type == AlarmType.NONE) {
       return raised;
     }
-    return raised.stream().filter(a -> a.getAlarm() == type).toList();
+    return raised.stream().filter(a -> is(a, type)).toList();
+  }
+
+  /** Whether {@code alarm} is of {@code type}; NONE stands for every type, as in etcd's AlarmGet. */
+  private static boolean is(AlarmMember alarm, AlarmType type) {
+    return type == AlarmType.NONE || alarm.getAlarm() == type;
   }
 
   /**
@@ -97,7 +102,7 @@ public final class Alarms {
   public boolean active(AlarmType type) {
     // asked on every applied write: a plain walk, no stream or list (none raised, nothing to walk)
     for (AlarmMember a : raised) {
-      if (type == AlarmType.NONE || a.getAlarm() == type) {
+      if (is(a, type)) {
         return true;
       }
     }

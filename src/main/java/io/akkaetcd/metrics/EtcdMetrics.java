@@ -12,6 +12,7 @@ import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.LongSupplier;
 
 /**
@@ -32,12 +33,13 @@ public final class EtcdMetrics {
   /** Whether the request path counts (see {@link #counting()}). */
   private final boolean counting;
   /**
-   * The JVM's and process's metrics, registered on a thread of their own: reading the JVM's MX
-   * beans the first time took about 7 % of a member's start (issue #32). Scrapes wait for it.
+   * Done once the JVM's and process's metrics are registered, on a thread of their own (reading
+   * the JVM's MX beans the first time took about 7 % of a member's start, issue #32), or at once
+   * when there are none to register. Scrapes wait for it.
    */
-  /** Done once the JVM's metrics are registered (at once when there are none to register). */
   private final CompletableFuture<Void> jvmRegistered = new CompletableFuture<>();
-  private final java.util.concurrent.atomic.AtomicBoolean jvmRegistering = new java.util.concurrent.atomic.AtomicBoolean();
+  /** Set by the one caller that starts the registration. */
+  private final AtomicBoolean jvmRegistering = new AtomicBoolean();
 
   /** etcd_server_leader_changes_seen_total: feed from the Raft member when the leader changes. */
   public final Counter leaderChanges;
