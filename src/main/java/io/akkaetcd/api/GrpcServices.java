@@ -1,6 +1,5 @@
 package io.akkaetcd.api;
 
-
 import akka.actor.ClassicActorSystemProvider;
 import akka.http.javadsl.model.HttpRequest;
 import akka.http.javadsl.model.HttpResponse;

@@ -7,6 +7,7 @@ import io.akkaetcd.apply.AuthApplier;
 import io.akkaetcd.auth.AuthInfo;
 import io.akkaetcd.auth.AuthState;
 import io.akkaetcd.errors.EtcdError;
+import java.util.Optional;
 
 /**
  * etcd's AuthInfoFromCtx: the token of metadata {@code token} (or {@code authorization}, as the
@@ -43,7 +44,7 @@ final class TokenAuthenticator implements Authenticator {
       token = call.metadata("authorization");
     }
     if (token != null) {
-      java.util.Optional<AuthInfo> info = auth.tokens().info(token, state.revision());
+      Optional<AuthInfo> info = auth.tokens().info(token, state.revision());
       if (info.isPresent()) {
         return info.get();
       }

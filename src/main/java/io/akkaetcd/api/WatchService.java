@@ -6,6 +6,7 @@ import akka.actor.typed.ActorSystem;
 import akka.actor.typed.DispatcherSelector;
 import akka.stream.BoundedSourceQueue;
 import akka.stream.javadsl.Source;
+import io.akkaetcd.api.pipeline.Call;
 import io.akkaetcd.api.pipeline.CurrentCall;
 import io.akkaetcd.apply.AuthApplier;
 import io.akkaetcd.auth.AuthInfo;
@@ -57,7 +58,7 @@ public final class WatchService implements Watch {
   @Override
   public Source<WatchResponse, NotUsed> watch(Source<WatchRequest, NotUsed> in) {
     AuthInfo who = CurrentCall.authInfo();
-    io.akkaetcd.api.pipeline.Call call = CurrentCall.call();
+    Call call = CurrentCall.call();
     EtcdError refused = call == null ? null : call.refusedCredential();
     WatchStats.Stream stats = hub.stats().stream();
     ActorRef<WatchRouter.Command>[] router = new ActorRef[1];

@@ -57,13 +57,13 @@ final class SystemBcrypt {
     if (!(hash.startsWith("$2a$") || hash.startsWith("$2b$")) || !plainAscii(password)) {
       return null;
     }
-    byte[] setting = cString(hash.getBytes(StandardCharsets.US_ASCII));
-    Pointer out = lib.crypt_rn(cString(password), setting, data.get(), CRYPT_DATA_SIZE);
+    byte[] stored = hash.getBytes(StandardCharsets.US_ASCII);
+    Pointer out = lib.crypt_rn(cString(password), cString(stored), data.get(), CRYPT_DATA_SIZE);
     if (out == null) {
       return false; // a malformed hash never matches, as with Bouncy Castle
     }
     byte[] computed = out.getString(0, 128, StandardCharsets.US_ASCII).getBytes(StandardCharsets.US_ASCII);
-    return MessageDigest.isEqual(computed, hash.getBytes(StandardCharsets.US_ASCII));
+    return MessageDigest.isEqual(computed, stored);
   }
 
   private static boolean plainAscii(byte[] password) {

@@ -1,6 +1,7 @@
 package io.akkaetcd.api.pipeline;
 
 import io.akkaetcd.auth.AuthInfo;
+import io.akkaetcd.errors.EtcdError;
 import java.net.InetSocketAddress;
 
 /**
@@ -14,7 +15,7 @@ public abstract class Call {
   private final Transport transport;
   private final long startedNanos = System.nanoTime();
   private AuthInfo authInfo;
-  private io.akkaetcd.errors.EtcdError refusedCredential;
+  private EtcdError refusedCredential;
   private String inProcessUser;
 
   protected Call(String method, Transport transport) {
@@ -102,12 +103,12 @@ public abstract class Call {
    * The error of a credential the call carried but the member refused, where etcd reports it per
    * request rather than failing the call (a Watch stream answers each create with it); else null.
    */
-  public io.akkaetcd.errors.EtcdError refusedCredential() {
+  public EtcdError refusedCredential() {
     return refusedCredential;
   }
 
   /** Set by the authenticator instead of failing the call; see {@link #refusedCredential()}. */
-  public void refuseCredentialPerRequest(io.akkaetcd.errors.EtcdError error) {
+  public void refuseCredentialPerRequest(EtcdError error) {
     this.refusedCredential = error;
   }
 
