@@ -26,14 +26,15 @@ public final class Compare {
   private static final String USAGE = String.join("\n",
       "usage: loadtest/compare [--suite quick|full] [--rounds 3] [--big] [--etcd PATH] [--akka-etcd PATH] [--work DIR]",
       "                        [--idle-watches 100000] [--held-leases 100000] [--only LABEL-PREFIX] [--members N]",
-      "                        [--tls] [--user] [--warmup-runs 7 (8 with --members)]",
+      "                        [--tls] [--user] [--warmup-runs 7 (8 with --members)] [--warmup-workloads 0]",
       "       loadtest/compare --metrics-ab [--suite quick|full] [--rounds 3] [--akka-etcd PATH] [--work DIR]",
       "",
       "Starts etcd and akka-etcd (one member each, same flags, free loopback ports, fresh data dirs),",
       "warms both up, runs each workload on both in turn, --rounds times in alternating order, and",
       "prints a table of medians and akka-etcd / etcd ratios with server CPU per operation. Then, on a",
       "fresh pair, the memory per held lease and per idle watch (0 skips them). --big adds 1,000,000",
-      "keys (8-byte keys, 256-byte values): RSS and restart time.",
+      "keys (8-byte keys, 256-byte values): RSS and restart time. --warmup-workloads N adds N unmeasured",
+      "runs of every measured workload to the put warm-up (one member, plain suite): steady-state figures.",
       "",
       "--members 3 compares clusters instead: an etcd and an akka-etcd cluster of that size, puts and",
       "ranges with clients spread over the members, then leader failover (kill -9 of the leader).",
@@ -56,6 +57,12 @@ public final class Compare {
 
   /** Put runs in each server's warm-up (--warmup-runs): 50,000 puts each, 40,000 on a cluster. */
   static int warmupRuns = 7;
+
+  /**
+   * Unmeasured runs of each measured workload after the put warm-up (--warmup-workloads; the
+   * one-member plain suite only): its first rounds then no longer pay for the JIT's compiling it.
+   */
+  static int warmupWorkloads = 0;
 
   private Compare() {}
 
@@ -109,6 +116,7 @@ public final class Compare {
     String only = o.string("only", "");
     int members = o.integer("members", 1);
     warmupRuns = o.integer("warmup-runs", members > 1 ? 8 : 7);
+    warmupWorkloads = o.integer("warmup-workloads", 0);
     boolean tlsOn = o.bool("tls", false);
     boolean user = o.bool("user", false);
     boolean metricsAb = o.bool("metrics-ab", false);
@@ -145,6 +153,11 @@ public final class Compare {
       for (ServerUnderTest server : servers) {
         seed(server);
         warmUp(server);
+        for (int run = 0; run < warmupWorkloads; run++) {
+          for (Workload w : warm) {
+            runQuiet(server, w.args());
+          }
+        }
       }
       measureRounds(warm, servers, rounds, scores);
       for (ServerUnderTest server : servers) {
