@@ -4,6 +4,7 @@ import com.google.protobuf.ByteString;
 import com.google.protobuf.UnsafeByteOperations;
 import java.util.Arrays;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
@@ -112,12 +113,11 @@ final class IndexRebuild {
   }
 
   /**
-   * Puts every key with its history into {@code index}, in key order (each insert then walks a warm
-   * path). The sort compares each key's first eight bytes as one number held in the sorted entry
-   * itself, and the key arrays only on a tie: a million keys scattered over the heap made the sort
-   * a chain of cache misses.
+   * Every key's history in key order. The sort compares each key's first eight bytes as one number
+   * held in the sorted entry itself, and the key arrays only on a tie: a million keys scattered over
+   * the heap made the sort a chain of cache misses.
    */
-  void fill(Map<byte[], KeyIndex> index) {
+  List<KeyIndex> sorted() {
     Sorted[] all = new Sorted[table.size()];
     int[] n = {0};
     table.forEach(history -> all[n[0]++] = new Sorted(prefix(history.key()), history));
@@ -125,9 +125,11 @@ final class IndexRebuild {
       int c = Long.compareUnsigned(a.prefix(), b.prefix());
       return c != 0 ? c : KeyOrder.BYTES.compare(a.history().key(), b.history().key());
     });
-    for (Sorted s : all) {
-      index.put(s.history().key(), s.history());
+    KeyIndex[] histories = new KeyIndex[all.length];
+    for (int i = 0; i < all.length; i++) {
+      histories[i] = all[i].history();
     }
+    return Arrays.asList(histories);
   }
 
   /** Every key's history by key: the applier's lookup table from now on. */

@@ -2,6 +2,7 @@ package io.akkaetcd.mvcc;
 
 import com.google.protobuf.ByteString;
 import java.util.Collections;
+import java.util.List;
 import java.util.Map;
 import java.util.NavigableMap;
 import java.util.concurrent.ConcurrentSkipListMap;
@@ -29,7 +30,8 @@ import java.util.concurrent.ConcurrentSkipListMap;
 final class KvIndex {
   private static final ByteString NUL = ByteString.copyFrom(new byte[] {0});
 
-  private final ConcurrentSkipListMap<byte[], KeyIndex> index = new ConcurrentSkipListMap<>(KeyOrder.BYTES);
+  /** Replaced only by {@link #load}, before readers see the store or while an install holds them off. */
+  private volatile ConcurrentSkipListMap<byte[], KeyIndex> index = new ConcurrentSkipListMap<>(KeyOrder.BYTES);
   /** Applier-confined; replaced only by {@link #load}. */
   private KeyTable table;
   private volatile long currentRevision;
@@ -158,8 +160,9 @@ final class KvIndex {
 
   /** Takes the histories read back from disk into an empty index. */
   void load(IndexRebuild rebuilt) {
-    rebuilt.fill(index);
+    List<KeyIndex> sorted = rebuilt.sorted();
+    index = SortedHistories.skipList(sorted);
     table = rebuilt.table();
-    liveKeys = LiveKeySet.ofSorted(index.values().stream().filter(KeyIndex::liveNow).map(KeyIndex::key).toList());
+    liveKeys = LiveKeySet.ofSorted(sorted.stream().filter(KeyIndex::liveNow).map(KeyIndex::key).toList());
   }
 }

@@ -52,7 +52,7 @@ class IndexRebuildTest {
   }
 
   @Test
-  void fillPutsKeysInEtcdsOrderEvenWhenTheirFirstEightBytesTie() {
+  void sortedPutsKeysInEtcdsOrderEvenWhenTheirFirstEightBytesTie() {
     // prefixes, keys shorter and longer than eight bytes, NULs that pad like the prefix does, bytes >= 0x80
     List<String> sorted = List.of("a", "a\0", "a\0\0\0\0\0\0\0", "a\0\0\0\0\0\0\0\0", "a\0\0\0\0\0\0\0\1",
         "abcdefgh", "abcdefgh\0", "abcdefghi", "abcdefgi", "b", "\u007f\u00ff", "\u0080", "\u00ff\u00ff\u00ff\u00ff\u00ff\u00ff\u00ff\u00ff\u00ff");
@@ -63,10 +63,8 @@ class IndexRebuildTest {
       Row row = row(2 + i, shuffled.get(i));
       r.add(row.key(), row.value());
     }
-    Map<byte[], KeyIndex> filled = new LinkedHashMap<>();
-    r.fill(filled);
-    assertEquals(sorted, filled.keySet().stream()
-        .map(k -> new String(k, java.nio.charset.StandardCharsets.ISO_8859_1)).toList());
+    assertEquals(sorted, r.sorted().stream()
+        .map(h -> new String(h.key(), java.nio.charset.StandardCharsets.ISO_8859_1)).toList());
   }
 
   @Test
@@ -99,10 +97,8 @@ class IndexRebuildTest {
   }
 
   private static Map<String, List<KeyIndex.Version>> keys(IndexRebuild r) {
-    Map<byte[], KeyIndex> index = new LinkedHashMap<>(); // in the order fill puts them
-    r.fill(index);
-    Map<String, List<KeyIndex.Version>> out = new LinkedHashMap<>();
-    index.forEach((k, v) -> out.put(new String(k), v.versions()));
+    Map<String, List<KeyIndex.Version>> out = new LinkedHashMap<>(); // in the order sorted gives them
+    r.sorted().forEach(h -> out.put(new String(h.key()), h.versions()));
     return out;
   }
 
