@@ -87,6 +87,9 @@ final class MemberBootstrap {
 
   private MemberBootstrap() {}
 
+  /** How long after the first answered request the JVM's metrics register (JMX's start is CPU-heavy). */
+  private static final Duration JVM_METRICS_AFTER_FIRST_ANSWER = Duration.ofSeconds(1);
+
   /**
    * Journal events between snapshots of the Raft log: a hundredth of --snapshot-count. etcd counts
    * entries; one of our events holds one or more (many under load), and a snapshot is small (the
@@ -122,6 +125,7 @@ final class MemberBootstrap {
     }
     // As etcd: a member that cannot listen fails before it writes anything.
     ClientTls clientTls = ListenUrls.check(config);
+    SslWarmUp.begin();
     Path memberDir = config.dataDir().resolve("member");
     try {
       Files.createDirectories(memberDir);
@@ -393,6 +397,9 @@ final class MemberBootstrap {
       if (server.raftStatus().isLeader()) {
         keeper.refresh(recoveredLeases);
       }
+      // The JVM's metrics a moment after the first answer, not beside it (a scrape registers them sooner).
+      system.scheduler().scheduleOnce(JVM_METRICS_AFTER_FIRST_ANSWER, metrics::registerJvmMetrics,
+          system.executionContext());
     };
     try {
       if (config.corruptCheck().initial()) {
@@ -420,8 +427,6 @@ final class MemberBootstrap {
     server.publishAttributes();
     server.ready.thenRun(() -> ReadyLog.serving(members.self(), alone, server.clusterVersion(), config,
         members.clusterId()));
-    // The JVM's metrics once serving, not while starting (a scrape before then registers them).
-    server.ready.thenRun(metrics::registerJvmMetrics);
     return server;
   }
 
