@@ -319,11 +319,15 @@ final class MemberBootstrap {
       throw e;
     }
     ActorSystem<?> system = home.system();
+    // Listening from here on, beside the rest of the start; requests wait for the services.
+    ClientListeners.Early listeners = ClientListeners.bindEarly(config, clientTls, system,
+        () -> listenerSettings(settings, system));
     guardianStopped.thenRun(() -> raftRef.completeExceptionally(
         new IllegalStateException("the member's guardian stopped as it started (see the log)")));
     try {
       raftRef.join(); // the member's actors exist before clients are served
     } catch (java.util.concurrent.CompletionException e) {
+      listeners.abandon();
       home.terminate();
       store.close();
       throw e;
@@ -411,9 +415,9 @@ final class MemberBootstrap {
           new AuthPolicy(config.clientTls().clientCertAuth(), config.auth().strictMatrix()));
       metrics.readGauges(new MemberMetricsGauges(server, wait::size, inbox::depth, hub));
       server.services = services;
-      home.listening(ClientListeners.bind(config, clientTls, server, services, system,
-          listenerSettings(settings, system)));
+      home.listening(listeners.serve(config, server, services, system));
     } catch (RuntimeException e) {
+      listeners.abandon();
       server.close();
       throw e;
     }
