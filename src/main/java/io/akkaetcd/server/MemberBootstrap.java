@@ -80,7 +80,8 @@ import org.slf4j.LoggerFactory;
  * Starts one incarnation of a member, in the order of the data path: the data directory and its
  * membership, the journal check, the MVCC store and what is recovered from it (leases, alarms, auth),
  * then in the member's ActorSystem the applier, the peer side and the Raft member, then the
- * request expiry, lease expiry and compactor, and last the client listeners.
+ * request expiry, lease expiry and compactor, and last the client services; the client listeners
+ * are bound as soon as the ActorSystem exists, and their requests wait for those services.
  */
 final class MemberBootstrap {
   private static final Logger log = LoggerFactory.getLogger(EtcdServer.class);
@@ -389,8 +390,8 @@ final class MemberBootstrap {
     // member's too (it records its attributes without Raft: it is ready once it leads).
     server.ready = alone ? leaderKnown : server.published;
     // etcd answers clients a moment after its new leader promotes the leases. This member may
-    // have led for seconds before it answered its first request (listeners bound after the
-    // actors start, a cold JVM's first request): time no client could use must not shorten a
+    // have led for seconds before it answered its first request (client services built after
+    // the actors start, a cold JVM's first request): time no client could use must not shorten a
     // lease it recovered, so a leader gives those their full TTL again once it has answered a
     // request. Leases granted since keep exactly their TTL, as in etcd.
     // A lease recovered with a persisted checkpoint gets that remaining TTL, not its whole one.
