@@ -104,6 +104,11 @@ final class ClientListeners {
       ClientRouter metricsOnly = new ClientRouter(java.util.Map.of(), member, shared.metrics(), mat);
       metrics.complete(req -> METRICS_PATHS.contains(req.getUri().path()) ? metricsOnly.apply(req)
           : CompletableFuture.completedFuture(notFound(req, mat)));
+      return awaitBound();
+    }
+
+    /** The listeners once bound; etcd's start-up error for the first address taken. */
+    List<ServerBinding> awaitBound() {
       try {
         return bound.orTimeout(30, TimeUnit.SECONDS).join();
       } catch (CompletionException e) {
@@ -116,6 +121,11 @@ final class ClientListeners {
         }
         throw e;
       }
+    }
+
+    /** How many requests wait for the services now. */
+    int waiting() {
+      return client.getNumberOfDependents() + metrics.getNumberOfDependents();
     }
 
     /** The member did not start: requests waiting fail, and the listeners unbind. */
