@@ -80,12 +80,16 @@ import org.slf4j.LoggerFactory;
  * Starts one incarnation of a member, in the order of the data path: the data directory and its
  * membership, the journal check, the MVCC store and what is recovered from it (leases, alarms, auth),
  * then in the member's ActorSystem the applier, the peer side and the Raft member, then the
- * request expiry, lease expiry and compactor, and last the client listeners.
+ * request expiry, lease expiry and compactor, and last the client services; the client listeners
+ * are bound as soon as the ActorSystem exists, and their requests wait for those services.
  */
 final class MemberBootstrap {
   private static final Logger log = LoggerFactory.getLogger(EtcdServer.class);
 
   private MemberBootstrap() {}
+
+  /** How long after the first answered request the JVM's metrics register (JMX's start is CPU-heavy). */
+  private static final Duration JVM_METRICS_AFTER_FIRST_ANSWER = Duration.ofSeconds(1);
 
   /**
    * Journal events between snapshots of the Raft log: a hundredth of --snapshot-count. etcd counts
@@ -122,6 +126,7 @@ final class MemberBootstrap {
     }
     // As etcd: a member that cannot listen fails before it writes anything.
     ClientTls clientTls = ListenUrls.check(config);
+    SslWarmUp.begin();
     Path memberDir = config.dataDir().resolve("member");
     try {
       Files.createDirectories(memberDir);
@@ -315,11 +320,15 @@ final class MemberBootstrap {
       throw e;
     }
     ActorSystem<?> system = home.system();
+    // Listening from here on, beside the rest of the start; requests wait for the services.
+    ClientListeners.Early listeners = ClientListeners.bindEarly(config, clientTls, system,
+        () -> listenerSettings(settings, system));
     guardianStopped.thenRun(() -> raftRef.completeExceptionally(
         new IllegalStateException("the member's guardian stopped as it started (see the log)")));
     try {
       raftRef.join(); // the member's actors exist before clients are served
     } catch (java.util.concurrent.CompletionException e) {
+      listeners.abandon();
       home.terminate();
       store.close();
       throw e;
@@ -381,8 +390,8 @@ final class MemberBootstrap {
     // member's too (it records its attributes without Raft: it is ready once it leads).
     server.ready = alone ? leaderKnown : server.published;
     // etcd answers clients a moment after its new leader promotes the leases. This member may
-    // have led for seconds before it answered its first request (listeners bound after the
-    // actors start, a cold JVM's first request): time no client could use must not shorten a
+    // have led for seconds before it answered its first request (client services built after
+    // the actors start, a cold JVM's first request): time no client could use must not shorten a
     // lease it recovered, so a leader gives those their full TTL again once it has answered a
     // request. Leases granted since keep exactly their TTL, as in etcd.
     // A lease recovered with a persisted checkpoint gets that remaining TTL, not its whole one.
@@ -393,6 +402,9 @@ final class MemberBootstrap {
       if (server.raftStatus().isLeader()) {
         keeper.refresh(recoveredLeases);
       }
+      // The JVM's metrics a moment after the first answer, not beside it (a scrape registers them sooner).
+      system.scheduler().scheduleOnce(JVM_METRICS_AFTER_FIRST_ANSWER, metrics::registerJvmMetrics,
+          system.executionContext());
     };
     try {
       if (config.corruptCheck().initial()) {
@@ -404,9 +416,9 @@ final class MemberBootstrap {
           new AuthPolicy(config.clientTls().clientCertAuth(), config.auth().strictMatrix()));
       metrics.readGauges(new MemberMetricsGauges(server, wait::size, inbox::depth, hub));
       server.services = services;
-      home.listening(ClientListeners.bind(config, clientTls, server, services, system,
-          listenerSettings(settings, system)));
+      home.listening(listeners.serve(config, server, services, system));
     } catch (RuntimeException e) {
+      listeners.abandon();
       server.close();
       throw e;
     }
@@ -420,8 +432,6 @@ final class MemberBootstrap {
     server.publishAttributes();
     server.ready.thenRun(() -> ReadyLog.serving(members.self(), alone, server.clusterVersion(), config,
         members.clusterId()));
-    // The JVM's metrics once serving, not while starting (a scrape before then registers them).
-    server.ready.thenRun(metrics::registerJvmMetrics);
     return server;
   }
 
