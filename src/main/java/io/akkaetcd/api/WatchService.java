@@ -87,7 +87,9 @@ public final class WatchService implements Watch {
             member.maxRequestBytes() + GrpcErrors.RECEIVE_OVERHEAD_BYTES, progressInterval, stats,
             () -> hub.unregister(self[0])),
         "watch-stream-" + STREAMS.incrementAndGet(),
-        DispatcherSelector.fromConfig("akka-etcd.read-dispatcher"));
+        // where the response stream it feeds runs: an event reaches the connection with no other
+        // thread woken on the way (a wake per event from the read dispatcher before)
+        DispatcherSelector.defaultDispatcher());
     self[0] = router;
     hub.register(router);
     in.runForeach(req -> {

@@ -19,6 +19,7 @@ import com.google.protobuf.Message;
 import io.akkaetcd.api.GrpcCall;
 import io.akkaetcd.api.PipelineMethod;
 import io.akkaetcd.metrics.EtcdMetrics;
+import io.akkaetcd.wait.ResponseBatch;
 import io.grpc.Status;
 import java.util.Map;
 import java.util.Set;
@@ -146,10 +147,20 @@ public final class JsonGateway implements Function<HttpRequest, CompletionStage<
     if (metrics != null) {
       metrics.clientGrpcReceivedBytes.inc(request.getSerializedSize());
     }
-    return method.call(call, request).handle((response, failure) -> failure == null
-        ? HttpResponse.create().addHeader(GRPC_CONTENT_TYPE)
+    CompletableFuture<HttpResponse> out = new CompletableFuture<>();
+    method.call(call, request).whenComplete((response, failure) -> {
+      HttpResponse answer;
+      try {
+        answer = failure == null ? HttpResponse.create().addHeader(GRPC_CONTENT_TYPE)
             .withEntity(HttpEntities.create(ContentTypes.APPLICATION_JSON, JsonMapping.print(sentBytes(response))))
-        : error(GatewayErrors.status(failure)));
+            : error(GatewayErrors.status(failure));
+      } catch (RuntimeException e) {
+        out.completeExceptionally(e);
+        return;
+      }
+      ResponseBatch.complete(out, answer); // held back while the applier answers a batch, as gRPC's
+    });
+    return out;
   }
 
   /**

@@ -47,6 +47,11 @@ import java.util.function.LongFunction;
  */
 public final class WatchRouter extends AbstractBehavior<WatchRouter.Command> {
   static final int MAX_REVISIONS_PER_BATCH = 1000;
+  /**
+   * Batches read per message: a router runs on the default dispatcher, beside the connections, so a
+   * long catch-up from history yields the thread between messages instead of holding it.
+   */
+  static final int ROUNDS_PER_MESSAGE = 4;
   static final Duration SYNC_INTERVAL = Duration.ofMillis(100);
   /** How soon a full buffer is first tried again; each further miss doubles it, up to the sync interval. */
   static final Duration FIRST_RETRY = Duration.ofMillis(1);
@@ -272,7 +277,11 @@ public final class WatchRouter extends AbstractBehavior<WatchRouter.Command> {
     if (!flushControl()) {
       return current;
     }
-    for (int round = 0; round < 100; round++) {
+    for (int round = 0; ; round++) {
+      if (round == ROUNDS_PER_MESSAGE) {
+        getContext().getSelf().tell(new Committed(current)); // more history: go on after the others' turn
+        return current;
+      }
       long compacted = store.compactRevision();
       for (Iterator<Watch> it = watches.values().iterator(); it.hasNext(); ) {
         Watch w = it.next();

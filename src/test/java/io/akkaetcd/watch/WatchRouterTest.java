@@ -87,6 +87,31 @@ class WatchRouterTest {
     }
   }
 
+  /** A catch-up longer than one message's share of history is carried on by the router itself. */
+  @Test
+  void aCatchUpLongerThanOneMessageGetsEveryEventOnceInOrder() throws Exception {
+    int revisions = WatchRouter.ROUNDS_PER_MESSAGE * WatchRouter.MAX_REVISIONS_PER_BATCH + 500;
+    try (MvccStore store = MvccStore.open(Files.createTempDirectory(tmp, "catchup"))) {
+      for (int i = 0; i < revisions; i++) {
+        put(store, i + 1, "k" + (i % 7), "v" + i);
+      }
+      Pair<BoundedSourceQueue<WatchResponse>, SinkQueueWithCancel<WatchResponse>> stream =
+          Source.<WatchResponse>queue(revisions + 8).toMat(Sink.queue(1), Keep.both()).run(testKit.system());
+      ActorRef<WatchRouter.Command> router = router(store, stream.first(), 1 << 20);
+      router.tell(new WatchRouter.Request(create(WatchCreateRequest.newBuilder().setKey(ByteString.copyFromUtf8("k"))
+          .setRangeEnd(ByteString.copyFromUtf8("l")).setStartRevision(2))));
+      router.tell(new WatchRouter.Committed(store.currentRevision()));
+      long expected = 2;
+      while (expected <= revisions + 1) {
+        WatchResponse response = stream.second().pull().toCompletableFuture().get(30, TimeUnit.SECONDS).orElseThrow();
+        for (Event e : response.getEventsList()) {
+          assertEquals(expected++, e.getKv().getModRevision(), "every revision once, in order");
+        }
+      }
+      router.tell(WatchRouter.StreamEnded.INSTANCE);
+    }
+  }
+
   /**
    * etcd's watch figures as one stream moves: its watchers, the one left behind by a reader that
    * does not read (slow), the events waiting in its buffer (pending), those the reader took (sent),

@@ -54,6 +54,23 @@ final class GatewayLoad {
     }
   }
 
+  /** Splits each event's latency: put sent to put answered, put answered to event read (may be negative). */
+  private static void phases(Report report, long[] sent, long[] acked, long[] arrived) {
+    long[] ack = new long[sent.length];
+    long[] after = new long[sent.length];
+    for (int i = 0; i < sent.length; i++) {
+      ack[i] = acked[i] - sent[i];
+      after[i] = arrived[i] - acked[i];
+    }
+    java.util.Arrays.sort(ack);
+    java.util.Arrays.sort(after);
+    for (double p : new double[] {50, 99}) {
+      int at = Math.max(0, (int) Math.ceil(p / 100 * sent.length) - 1);
+      report.extra.put("put_ack_p" + (int) p + "_ms", Math.round(ack[at] / 1e3) / 1e3);
+      report.extra.put("ack_to_event_p" + (int) p + "_ms", Math.round(after[at] / 1e3) / 1e3);
+    }
+  }
+
   /** The endpoint of the gRPC channels. */
   private static InetSocketAddress address(List<ManagedChannel> ch) {
     String authority = ch.get(0).authority();
@@ -104,6 +121,8 @@ final class GatewayLoad {
       throw new java.io.UncheckedIOException(e);
     }
     long[] sent = new long[puts];
+    long[] acked = new long[puts];
+    long[] arrived = new long[puts];
     Report report = new Report("gateway-watch-latency", puts);
     CountDownLatch created = new CountDownLatch(1);
     CountDownLatch delivered = new CountDownLatch(puts);
@@ -117,7 +136,8 @@ final class GatewayLoad {
           for (int at = line.indexOf("\"kv\":"); at >= 0; at = line.indexOf("\"kv\":", at + 1)) {
             int i = events.getAndIncrement();
             if (i < puts) {
-              report.ok(System.nanoTime() - sent[i]);
+              arrived[i] = System.nanoTime();
+              report.ok(arrived[i] - sent[i]);
               delivered.countDown();
             }
           }
@@ -134,10 +154,14 @@ final class GatewayLoad {
     ClosedLoop.run("gateway-watch-puts", ch.subList(0, 1), 1, puts, rate, (c, client, seq, done) -> {
       sent[(int) seq] = System.nanoTime();
       Rpc.call(c, Rpc.PUT, io.akkaetcd.proto.etcdserverpb.PutRequest.newBuilder().setKey(key).setValue(value).build(),
-          (r, s) -> done.accept(s));
+          (r, s) -> {
+            acked[(int) seq] = System.nanoTime();
+            done.accept(s);
+          });
     });
     if (!delivered.await(60, TimeUnit.SECONDS)) report.error("events missing: " + delivered.getCount());
     report.end();
+    phases(report, sent, acked, arrived);
     try {
       watch.close();
     } catch (java.io.IOException ignored) {
