@@ -34,7 +34,7 @@ public final class Compare {
       "prints a table of medians and akka-etcd / etcd ratios with server CPU per operation. Then, on a",
       "fresh pair, the memory per held lease and per idle watch (0 skips them). --big adds 1,000,000",
       "keys (8-byte keys, 256-byte values): RSS and restart time. --warmup-workloads N adds N unmeasured",
-      "runs of every measured workload to the put warm-up (one member, plain suite): steady-state figures.",
+      "runs of every measured workload to the put warm-up (one member, plain and --tls/--user suites): steady-state figures.",
       "",
       "--members 3 compares clusters instead: an etcd and an akka-etcd cluster of that size, puts and",
       "ranges with clients spread over the members, then leader failover (kill -9 of the leader).",
@@ -59,8 +59,8 @@ public final class Compare {
   static int warmupRuns = 7;
 
   /**
-   * Unmeasured runs of each measured workload after the put warm-up (--warmup-workloads; the
-   * one-member plain suite only): its first rounds then no longer pay for the JIT's compiling it.
+   * Unmeasured runs of each measured workload after the put warm-up (--warmup-workloads; one
+   * member: the plain, --tls and --user suites): its first rounds no longer pay for the JIT.
    */
   static int warmupWorkloads = 0;
 
@@ -153,11 +153,7 @@ public final class Compare {
       for (ServerUnderTest server : servers) {
         seed(server);
         warmUp(server);
-        for (int run = 0; run < warmupWorkloads; run++) {
-          for (Workload w : warm) {
-            runQuiet(server, w.args());
-          }
-        }
+        warmWorkloads(server, warm);
       }
       measureRounds(warm, servers, rounds, scores);
       for (ServerUnderTest server : servers) {
@@ -202,6 +198,15 @@ public final class Compare {
       runQuiet(server, PUTS_64_CLIENTS + " --total 50000");
     }
     runQuiet(server, "put --clients 1 --total 2000");
+  }
+
+  /** --warmup-workloads unmeasured runs of each workload of {@code suite}, after {@link #warmUp}. */
+  static void warmWorkloads(ServerUnderTest server, List<Workload> suite) throws InterruptedException {
+    for (int run = 0; run < warmupWorkloads; run++) {
+      for (Workload w : suite) {
+        runQuiet(server, w.args());
+      }
+    }
   }
 
   /**

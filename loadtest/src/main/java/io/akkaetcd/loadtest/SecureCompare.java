@@ -66,6 +66,7 @@ final class SecureCompare {
       for (ServerUnderTest server : servers) {
         Compare.seed(server);
         Compare.warmUp(server);
+        Compare.warmWorkloads(server, before);
       }
       Compare.measureRounds(before, servers, rounds, scores);
       if (user) {
@@ -80,6 +81,7 @@ final class SecureCompare {
           Compare.runQuiet(server, PREFIXED_PUTS + AS_BENCH + " --total " + Math.min(50_000, 5_000 * (1 + Compare.warmupRuns)));
           Compare.runQuiet(server, PREFIXED_PUTS + AS_BENCH1000 + " --total " + Math.min(50_000, 5_000 * (1 + Compare.warmupRuns)));
           Compare.runQuiet(server, "authenticate --clients 8 --conns 8 --total 40");
+          Compare.warmWorkloads(server, after);
         }
         Compare.measureRounds(after, servers, rounds, scores);
         for (ServerUnderTest server : servers) {
