@@ -17,17 +17,25 @@ import java.util.function.Supplier;
  */
 final class OwnSystemStart {
   private final CompletableFuture<Behavior<Void>> guardian = new CompletableFuture<>();
-  private final CompletableFuture<ActorSystem<Void>> system;
+  private final CompletableFuture<ActorSystem<Void>> system = new CompletableFuture<>();
 
-  private OwnSystemStart(String name, Supplier<Config> settings) {
-    // The thread inherits the caller's context class loader, which Akka reads (etcdmain's).
-    system = DaemonThread.supply("akka-etcd-system-start",
-        () -> ActorSystem.create(Behaviors.setup(ctx -> guardian.join()), name, settings.get()));
-  }
+  private OwnSystemStart() {}
 
   /** Starts the system named {@code name} with the config {@code settings} gives, on a new thread. */
   static OwnSystemStart begin(String name, Supplier<Config> settings) {
-    return new OwnSystemStart(name, settings);
+    OwnSystemStart start = new OwnSystemStart();
+    // The thread inherits the caller's context class loader, which Akka reads (etcdmain's).
+    Thread t = new Thread(() -> {
+      try {
+        start.system.complete(ActorSystem.create(Behaviors.setup(ctx -> start.guardian.join()), name,
+            settings.get()));
+      } catch (RuntimeException | Error e) {
+        start.system.completeExceptionally(e);
+      }
+    }, "akka-etcd-system-start");
+    t.setDaemon(true);
+    t.start();
+    return start;
   }
 
   /** Hands {@code behavior} to the guardian; the started system, or what failed its start. */

@@ -19,12 +19,14 @@ final class SslWarmUp {
     if (!begun.compareAndSet(false, true)) {
       return;
     }
-    DaemonThread.run("akka-etcd-ssl-warm-up", () -> {
+    Thread t = new Thread(() -> {
       try {
         SSLContext.getDefault().createSSLEngine().getSession();
       } catch (GeneralSecurityException | RuntimeException e) {
         // The first connection meets the same failure and reports it.
       }
-    });
+    }, "akka-etcd-ssl-warm-up");
+    t.setDaemon(true);
+    t.start();
   }
 }
