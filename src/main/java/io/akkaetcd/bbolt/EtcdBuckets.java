@@ -1,6 +1,7 @@
 package io.akkaetcd.bbolt;
 
 import com.google.protobuf.ByteString;
+import com.google.protobuf.UnsafeByteOperations;
 import io.akkaetcd.proto.leasepb.Lease;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -107,12 +108,12 @@ public final class EtcdBuckets implements BboltSource {
 
   /** etcd's revision key (mvcc/revision.go revToBytes, plus the tombstone mark). */
   public static ByteString revisionKey(long main, long sub, boolean tombstone) {
-    ByteBuffer b = ByteBuffer.allocate(tombstone ? 18 : 17);
-    b.putLong(main).put((byte) '_').putLong(sub);
+    byte[] key = new byte[tombstone ? 18 : 17];
+    ByteBuffer.wrap(key).putLong(main).put((byte) '_').putLong(sub);
     if (tombstone) {
-      b.put((byte) 't');
+      key[17] = 't';
     }
-    return ByteString.copyFrom(b.array());
+    return UnsafeByteOperations.unsafeWrap(key); // the array is never written again
   }
 
   public static ByteString be64(long n) {

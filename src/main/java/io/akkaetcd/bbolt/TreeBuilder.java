@@ -4,6 +4,7 @@ import com.google.protobuf.ByteString;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 
 /**
@@ -11,19 +12,43 @@ import java.util.List;
  * packed full and written as soon as the next pair does not fit, each written page adds its first
  * key to the level above. Memory is one open page per level (O(depth × page size)), except that a
  * single pair larger than a page is held whole while its overflow page is written. Keys and values
- * are held as given (no copy) and copied once, into the page that is written.
+ * are held as given (no copy) and copied once, into the page that is written; in the layout pass
+ * ({@link PageOut#counting()}) only sizes and each page's first key are kept.
  */
 final class TreeBuilder {
-  private record Element(ByteString key, ByteString value, long child, int flags) {
-    int size() {
-      return BboltFormat.ELEMENT + key.size() + (value == null ? 0 : value.size());
-    }
-  }
-
+  /** The open page of one level: parallel arrays reused from page to page (no object per element). */
   private static final class Level {
-    final List<Element> open = new ArrayList<>();
+    ByteString[] keys = new ByteString[64];
+    ByteString[] values = new ByteString[64];
+    long[] children = new long[64];
+    int[] flags = new int[64];
+    int count;
     int bytes = BboltFormat.PAGE_HEADER;
     int written;
+
+    void add(ByteString key, ByteString value, long child, int flag, boolean keep) {
+      if (count == keys.length) {
+        keys = Arrays.copyOf(keys, count * 2);
+        values = Arrays.copyOf(values, count * 2);
+        children = Arrays.copyOf(children, count * 2);
+        flags = Arrays.copyOf(flags, count * 2);
+      }
+      if (keep || count == 0) {
+        keys[count] = key;
+        values[count] = value;
+        children[count] = child;
+        flags[count] = flag;
+      }
+      count++;
+      bytes += BboltFormat.ELEMENT + key.size() + (value == null ? 0 : value.size());
+    }
+
+    void clear() {
+      Arrays.fill(keys, 0, count, null);
+      Arrays.fill(values, 0, count, null);
+      count = 0;
+      bytes = BboltFormat.PAGE_HEADER;
+    }
   }
 
   private final PageOut out;
@@ -36,29 +61,28 @@ final class TreeBuilder {
 
   /** Adds a leaf pair; {@code flags} is {@link BboltFormat#BUCKET_LEAF} for a sub-bucket header. */
   void add(ByteString key, ByteString value, int flags) throws IOException {
-    add(0, new Element(key, value, 0, flags));
+    add(0, key, value, 0, flags);
   }
 
-  private void add(int depth, Element e) throws IOException {
+  private void add(int depth, ByteString key, ByteString value, long child, int flags) throws IOException {
     Level level = levels.get(depth);
-    if (!level.open.isEmpty() && level.bytes + e.size() > BboltFormat.PAGE_SIZE) {
+    int size = BboltFormat.ELEMENT + key.size() + (value == null ? 0 : value.size());
+    if (level.count > 0 && level.bytes + size > BboltFormat.PAGE_SIZE) {
       flush(depth);
     }
-    level.open.add(e);
-    level.bytes += e.size();
+    level.add(key, value, child, flags, !out.counting());
   }
 
   private void flush(int depth) throws IOException {
     Level level = levels.get(depth);
-    ByteString firstKey = level.open.get(0).key();
+    ByteString firstKey = level.keys[0];
     long id = writePage(depth == 0, level);
-    level.open.clear();
-    level.bytes = BboltFormat.PAGE_HEADER;
+    level.clear();
     level.written++;
     if (depth + 1 == levels.size()) {
       levels.add(new Level());
     }
-    add(depth + 1, new Element(firstKey, null, id, 0));
+    add(depth + 1, firstKey, null, id, 0);
   }
 
   /** Writes what is open on every level and returns the root page id (an empty leaf if no pairs). */
@@ -66,45 +90,46 @@ final class TreeBuilder {
     for (int depth = 0; ; depth++) {
       Level level = levels.get(depth);
       boolean top = depth + 1 == levels.size() && level.written == 0;
-      if (top && depth > 0 && level.open.size() == 1) {
-        return level.open.get(0).child(); // the only child is the root: no one-element branch
+      if (top && depth > 0 && level.count == 1) {
+        return level.children[0]; // the only child is the root: no one-element branch
       }
       if (top) {
         return writePage(depth == 0, level);
       }
-      if (!level.open.isEmpty()) {
+      if (level.count > 0) {
         flush(depth);
       }
     }
   }
 
   private long writePage(boolean leaf, Level level) throws IOException {
-    return out.counting()
-        ? out.skip(BboltFormat.pagesFor(level.bytes))
-        : out.write(encode(leaf, level.open, level.bytes));
+    int pages = BboltFormat.pagesFor(level.bytes);
+    return out.counting() ? out.skip(pages) : out.write(encode(leaf, level, out.page(pages)), pages);
   }
 
-  private static byte[] encode(boolean leaf, List<Element> elements, int bytes) {
-    byte[] page = new byte[BboltFormat.pagesFor(bytes) * BboltFormat.PAGE_SIZE];
+  /** Encodes the open page into {@code page} (zeroed, {@code pages} long) and returns it. */
+  private static byte[] encode(boolean leaf, Level level, byte[] page) {
     ByteBuffer b = BboltFormat.le(page);
+    int n = level.count;
     b.putShort(8, (short) (leaf ? BboltFormat.LEAF : BboltFormat.BRANCH));
-    b.putShort(10, (short) elements.size());
-    b.putInt(12, page.length / BboltFormat.PAGE_SIZE - 1);
-    int data = BboltFormat.PAGE_HEADER + elements.size() * BboltFormat.ELEMENT;
-    for (int i = 0; i < elements.size(); i++) {
-      Element e = elements.get(i);
+    b.putShort(10, (short) n);
+    b.putInt(12, BboltFormat.pagesFor(level.bytes) - 1);
+    int data = BboltFormat.PAGE_HEADER + n * BboltFormat.ELEMENT;
+    for (int i = 0; i < n; i++) {
+      ByteString key = level.keys[i];
       int at = BboltFormat.PAGE_HEADER + i * BboltFormat.ELEMENT;
       if (leaf) {
-        b.putInt(at, e.flags()).putInt(at + 4, data - at).putInt(at + 8, e.key().size());
-        b.putInt(at + 12, e.value().size());
+        ByteString value = level.values[i];
+        b.putInt(at, level.flags[i]).putInt(at + 4, data - at).putInt(at + 8, key.size());
+        b.putInt(at + 12, value.size());
+        key.copyTo(page, data);
+        data += key.size();
+        value.copyTo(page, data);
+        data += value.size();
       } else {
-        b.putInt(at, data - at).putInt(at + 4, e.key().size()).putLong(at + 8, e.child());
-      }
-      e.key().copyTo(page, data);
-      data += e.key().size();
-      if (leaf) {
-        e.value().copyTo(page, data);
-        data += e.value().size();
+        b.putInt(at, data - at).putInt(at + 4, key.size()).putLong(at + 8, level.children[i]);
+        key.copyTo(page, data);
+        data += key.size();
       }
     }
     return page;

@@ -9,8 +9,6 @@ import java.io.UncheckedIOException;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
-import java.util.Map;
-import org.iq80.leveldb.DBIterator;
 import org.iq80.leveldb.ReadOptions;
 import org.iq80.leveldb.Snapshot;
 
@@ -117,43 +115,45 @@ public final class StoreBackup implements KvStore.Backup {
     while (true) {
       byte[] from = after;
       Chunk chunk = backend.guarded(() -> readChunk(prefix, from));
-      for (Map.Entry<byte[], byte[]> row : chunk.rows()) {
-        sink.accept(row.getKey(), row.getValue());
+      for (int i = 0; i < chunk.keys().size(); i++) {
+        sink.accept(chunk.keys().get(i), chunk.values().get(i));
       }
       if (!chunk.more()) {
         return;
       }
-      after = chunk.rows().get(chunk.rows().size() - 1).getKey();
+      after = chunk.keys().get(chunk.keys().size() - 1);
     }
   }
 
-  private record Chunk(List<Map.Entry<byte[], byte[]>> rows, boolean more) {}
+  private record Chunk(List<byte[]> keys, List<byte[]> values, boolean more) {}
 
   /** The rows with {@code prefix} after key {@code after} (from the first if null), about a chunk. */
   private synchronized Chunk readChunk(byte prefix, byte[] after) {
     if (released) {
       throw new IllegalStateException("the store was closed or replaced during the snapshot");
     }
-    List<Map.Entry<byte[], byte[]>> rows = new ArrayList<>();
-    try (DBIterator it = backend.db().iterator(new ReadOptions().snapshot(snapshot).fillCache(false))) {
-      it.seek(after == null ? new byte[] {prefix} : after);
+    List<byte[]> keys = new ArrayList<>();
+    List<byte[]> values = new ArrayList<>();
+    try (RowCursor rows = new RowCursor(backend.db(), new ReadOptions().snapshot(snapshot).fillCache(false))) {
+      rows.seek(after == null ? new byte[] {prefix} : after);
       long bytes = 0;
-      while (it.hasNext()) {
-        Map.Entry<byte[], byte[]> row = it.next();
-        byte[] key = row.getKey();
+      for (; rows.valid(); rows.next()) {
+        byte[] key = rows.key();
         if (key[0] != prefix) {
-          return new Chunk(rows, false);
+          return new Chunk(keys, values, false);
         }
         if (after != null && Arrays.equals(key, after)) {
           continue;
         }
-        rows.add(row);
-        bytes += key.length + row.getValue().length;
+        byte[] value = rows.value();
+        keys.add(key);
+        values.add(value);
+        bytes += key.length + value.length;
         if (bytes >= CHUNK_BYTES) {
-          return new Chunk(rows, true);
+          return new Chunk(keys, values, true);
         }
       }
-      return new Chunk(rows, false);
+      return new Chunk(keys, values, false);
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
