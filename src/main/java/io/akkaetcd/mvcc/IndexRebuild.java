@@ -112,40 +112,17 @@ final class IndexRebuild {
     rows += later.rows;
   }
 
-  /**
-   * Every key's history in key order. The sort compares each key's first eight bytes as one number
-   * held in the sorted entry itself, and the key arrays only on a tie: a million keys scattered over
-   * the heap made the sort a chain of cache misses.
-   */
+  /** Every key's history in key order (see {@link KeySort}). */
   List<KeyIndex> sorted() {
-    Sorted[] all = new Sorted[table.size()];
+    KeyIndex[] all = new KeyIndex[table.size()];
     int[] n = {0};
-    table.forEach(history -> all[n[0]++] = new Sorted(prefix(history.key()), history));
-    Arrays.parallelSort(all, (a, b) -> {
-      int c = Long.compareUnsigned(a.prefix(), b.prefix());
-      return c != 0 ? c : KeyOrder.BYTES.compare(a.history().key(), b.history().key());
-    });
-    KeyIndex[] histories = new KeyIndex[all.length];
-    for (int i = 0; i < all.length; i++) {
-      histories[i] = all[i].history();
-    }
-    return Arrays.asList(histories);
+    table.forEach(history -> all[n[0]++] = history);
+    return Arrays.asList(KeySort.sort(all));
   }
 
   /** Every key's history by key: the applier's lookup table from now on. */
   KeyTable table() {
     return table;
-  }
-
-  private record Sorted(long prefix, KeyIndex history) {}
-
-  /** The first eight bytes, big-endian, zero-padded: ordered as unsigned longs, they order keys as etcd does or tie. */
-  private static long prefix(byte[] key) {
-    long p = 0;
-    for (int i = 0; i < 8; i++) {
-      p = (p << 8) | (i < key.length ? key[i] & 0xff : 0);
-    }
-    return p;
   }
 
   /** Every live key with a lease, key → lease id. */

@@ -12,19 +12,23 @@ import java.util.function.Consumer;
  * a put (loadtest/RESULTS.md, 2026-11-25, afternoon).
  *
  * <p>Open addressing with linear probing, at most half full, over one array of the histories
- * themselves: a history knows its key, so there is no entry or key object per key, only 4 to 8
- * bytes of array. A lookup reads a slot, the history in it and its key.
+ * themselves (a history knows its key, so there is no entry or key object per key) and one of their
+ * keys' hashes, slot for slot: 8 to 12 bytes of arrays a slot. A lookup reads a slot and its hash,
+ * and the history and its key only where the hash matches; growing never reads a key.
  *
  * <p>Not thread-safe: one thread owns a table at a time (the rebuild's while a store opens, then
  * the applier's).
  */
 final class KeyTable {
   private KeyIndex[] slots;
+  /** {@code hashes[i]} is the hash of {@code slots[i]}'s key (anything where the slot is empty). */
+  private int[] hashes;
   private int size;
 
   /** Room for {@code capacity} slots, rounded up to a power of two (probing masks the hash). */
   KeyTable(int capacity) {
     slots = new KeyIndex[Integer.highestOneBit(Math.max(2, capacity - 1)) << 1];
+    hashes = new int[slots.length];
   }
 
   int size() {
@@ -33,27 +37,29 @@ final class KeyTable {
 
   /** The history of {@code key}, or null. */
   KeyIndex get(byte[] key) {
-    return slots[slot(key)];
+    return slots[slot(key, hash(key))];
   }
 
   /** The history of {@code key}; an empty one, added, when it has none. */
   KeyIndex historyOf(byte[] key) {
-    int i = slot(key);
+    int h = hash(key);
+    int i = slot(key, h);
     KeyIndex history = slots[i];
     if (history == null) {
       history = new KeyIndex(key);
-      add(i, history);
+      add(i, h, history);
     }
     return history;
   }
 
   /** Puts {@code history} in the place of its key's, or adds it. */
   void put(KeyIndex history) {
-    int i = slot(history.key());
+    int h = hash(history.key());
+    int i = slot(history.key(), h);
     if (slots[i] != null) {
       slots[i] = history;
     } else {
-      add(i, history);
+      add(i, h, history);
     }
   }
 
@@ -64,17 +70,18 @@ final class KeyTable {
    */
   void remove(byte[] key) {
     int mask = slots.length - 1;
-    int gap = slot(key);
+    int gap = slot(key, hash(key));
     if (slots[gap] == null) {
       return;
     }
     slots[gap] = null;
     size--;
     for (int j = (gap + 1) & mask; slots[j] != null; j = (j + 1) & mask) {
-      int home = hash(slots[j].key()) & mask;
+      int home = hashes[j] & mask;
       // j may fill the gap if the gap is on its probe path: from home to j, cyclically
       if (((j - home) & mask) >= ((j - gap) & mask)) {
         slots[gap] = slots[j];
+        hashes[gap] = hashes[j];
         slots[j] = null;
         gap = j;
       }
@@ -90,17 +97,18 @@ final class KeyTable {
   }
 
   /** The slot holding {@code key}'s history, or the empty slot where it would go. */
-  private int slot(byte[] key) {
+  private int slot(byte[] key, int hash) {
     int mask = slots.length - 1;
-    int i = hash(key) & mask;
-    for (KeyIndex h = slots[i]; h != null && !Arrays.equals(h.key(), key); h = slots[i]) {
+    int i = hash & mask;
+    for (KeyIndex h = slots[i]; h != null && (hashes[i] != hash || !Arrays.equals(h.key(), key)); h = slots[i]) {
       i = (i + 1) & mask;
     }
     return i;
   }
 
-  private void add(int i, KeyIndex history) {
+  private void add(int i, int hash, KeyIndex history) {
     slots[i] = history;
+    hashes[i] = hash;
     if (++size * 2 > slots.length) {
       grow();
     }
@@ -108,15 +116,18 @@ final class KeyTable {
 
   private void grow() {
     KeyIndex[] old = slots;
+    int[] oldHashes = hashes;
     slots = new KeyIndex[old.length * 2];
+    hashes = new int[slots.length];
     int mask = slots.length - 1;
-    for (KeyIndex history : old) {
-      if (history != null) {
-        int i = hash(history.key()) & mask;
+    for (int j = 0; j < old.length; j++) {
+      if (old[j] != null) {
+        int i = oldHashes[j] & mask;
         while (slots[i] != null) {
           i = (i + 1) & mask;
         }
-        slots[i] = history;
+        slots[i] = old[j];
+        hashes[i] = oldHashes[j];
       }
     }
   }

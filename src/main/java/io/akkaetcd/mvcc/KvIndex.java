@@ -1,6 +1,7 @@
 package io.akkaetcd.mvcc;
 
 import com.google.protobuf.ByteString;
+import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.Map;
@@ -163,6 +164,12 @@ final class KvIndex {
     List<KeyIndex> sorted = rebuilt.sorted();
     index = SortedHistories.skipList(sorted);
     table = rebuilt.table();
-    liveKeys = LiveKeySet.ofSorted(sorted.stream().filter(KeyIndex::liveNow).map(KeyIndex::key).toList());
+    List<byte[]> live = new ArrayList<>(sorted.size());
+    for (KeyIndex history : sorted) {
+      if (history.liveNow()) {
+        live.add(history.key());
+      }
+    }
+    liveKeys = LiveKeySet.ofSorted(live);
   }
 }
