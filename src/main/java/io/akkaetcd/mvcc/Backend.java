@@ -9,7 +9,6 @@ import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
-import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
@@ -19,7 +18,6 @@ import java.util.function.Supplier;
 import java.util.stream.Stream;
 import org.fusesource.leveldbjni.JniDBFactory;
 import org.iq80.leveldb.DB;
-import org.iq80.leveldb.DBIterator;
 import org.iq80.leveldb.Options;
 import org.iq80.leveldb.ReadOptions;
 import org.slf4j.Logger;
@@ -168,19 +166,16 @@ final class Backend {
 
   /**
    * Visits, in revision order, every stored revision row whose main revision is in [fromMain, toMain].
-   * Each row is read with {@code next()} alone: leveldbjni's {@code peekNext()} copies the key and
-   * the value out of LevelDB, and its {@code next()} copies them again, so the usual peek-then-next
-   * loop read every row twice.
+   * Read through a {@link RowCursor}: each row's key and value are copied out of LevelDB once.
    */
   void scanRevisions(ReadOptions options, long fromMain, long toMain, BiConsumer<byte[], byte[]> visitor) {
-    try (DBIterator it = db.iterator(options)) {
-      for (it.seek(StoreLayout.revKey(new Revision(fromMain, 0), false)); it.hasNext(); ) {
-        Map.Entry<byte[], byte[]> e = it.next();
-        byte[] k = e.getKey();
+    try (RowCursor rows = new RowCursor(db, options)) {
+      for (rows.seek(StoreLayout.revKey(new Revision(fromMain, 0), false)); rows.valid(); rows.next()) {
+        byte[] k = rows.key();
         if (k[0] != StoreLayout.REV || Revision.fromBytes(k, 1).main() > toMain) {
           return;
         }
-        visitor.accept(k, e.getValue());
+        visitor.accept(k, rows.value());
       }
     } catch (IOException e) {
       throw new UncheckedIOException(e);
@@ -189,13 +184,13 @@ final class Backend {
 
   /** Visits every row whose key starts with {@code prefix}, in key order. */
   void scanPrefix(byte prefix, BiConsumer<byte[], byte[]> visitor) {
-    try (DBIterator it = db.iterator()) {
-      for (it.seek(new byte[] {prefix}); it.hasNext(); ) {
-        Map.Entry<byte[], byte[]> e = it.next(); // one copy of the row (see scanRevisions)
-        if (e.getKey()[0] != prefix) {
+    try (RowCursor rows = new RowCursor(db, new ReadOptions())) {
+      for (rows.seek(new byte[] {prefix}); rows.valid(); rows.next()) {
+        byte[] k = rows.key();
+        if (k[0] != prefix) {
           break;
         }
-        visitor.accept(e.getKey(), e.getValue());
+        visitor.accept(k, rows.value());
       }
     } catch (IOException e) {
       throw new UncheckedIOException(e);
