@@ -14,9 +14,10 @@ import java.util.concurrent.atomic.AtomicLong;
 /**
  * Puts from many closed-loop clients (issue #33, item 3; etcd #21513) where a put the server
  * refuses with etcd's "too many requests" (RESOURCE_EXHAUSTED) is sent again after a backoff that
- * doubles from --retry-backoff-ms up to --retry-backoff-max-ms (±10 % jitter). Admitted puts are
- * the report's operations, their latency that of the attempt the server admitted; refusals are
- * counted apart ({@code refused}), every other failure is an error.
+ * doubles from --retry-backoff-ms up to --retry-backoff-max-ms, ± --retry-jitter of it (0.1: etcd
+ * clientv3's 10 %). Admitted puts are the report's operations, their latency that of the attempt
+ * the server admitted; refusals are counted apart ({@code refused}), every other failure is an
+ * error.
  */
 final class OverloadLoad {
   static final String TOO_MANY_REQUESTS = "etcdserver: too many requests";
@@ -25,6 +26,7 @@ final class OverloadLoad {
   private final long total;
   private final long backoffMs;
   private final long backoffMaxMs;
+  private final double jitter;
   private final ByteString value;
   private final int keySize;
   private final int keySpace;
@@ -39,6 +41,7 @@ final class OverloadLoad {
     this.total = total;
     this.backoffMs = o.longValue("retry-backoff-ms", 25);
     this.backoffMaxMs = o.longValue("retry-backoff-max-ms", 1000);
+    this.jitter = o.decimal("retry-jitter", 0.1);
     this.keySize = o.integer("key-size", 8);
     this.keySpace = o.integer("key-space-size", 1);
     this.value = KvLoad.randomBytes(o.integer("val-size", 8));
@@ -86,7 +89,7 @@ final class OverloadLoad {
 
   private long backoffMicros(int refusals) {
     long ms = Math.min(backoffMaxMs, backoffMs << Math.min(refusals, 20));
-    return (long) (ms * 1000 * ThreadLocalRandom.current().nextDouble(0.9, 1.1));
+    return (long) (ms * 1000 * (1 + jitter * ThreadLocalRandom.current().nextDouble(-1, 1)));
   }
 
   static boolean isRefusal(Status status) {
