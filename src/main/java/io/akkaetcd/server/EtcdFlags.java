@@ -203,7 +203,7 @@ final class EtcdFlags {
     flag("experimental-learner-auto-promote", "false", FlagType.BOOL,
         "akka-etcd's own (etcd #15107): the leader promotes a learner once it is in sync (etcd's 90 % rule, strict reconfiguration).",
         FlagSupport.own());
-    flag("experimental-max-proposals-in-flight", "128", FlagType.UINT,
+    flag("experimental-max-proposals-in-flight", "1000", FlagType.UINT,
         "akka-etcd's own (etcd #21513): clients' proposals waiting to be applied at this member beyond this many are refused at once with \"etcdserver: too many requests\" (0: no bound).",
         FlagSupport.own());
     flag("experimental-max-proposal-bytes-in-flight", "67108864", FlagType.UINT,
