@@ -54,7 +54,7 @@ final class DiskAlarm implements Runnable {
     proposing.set(true);
     AlarmRequest alarm = AlarmRequest.newBuilder().setAction(action).setMemberID(self)
         .setAlarm(AlarmType.NOSPACE).build();
-    server.propose(InternalRaftRequest.newBuilder().setAlarm(alarm)).whenComplete((applied, error) -> {
+    server.proposeOwn(InternalRaftRequest.newBuilder().setAlarm(alarm)).whenComplete((applied, error) -> {
       if (error == null) {
         raisedHere.set(raise);
       }

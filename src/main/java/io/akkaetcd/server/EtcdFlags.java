@@ -203,6 +203,12 @@ final class EtcdFlags {
     flag("experimental-learner-auto-promote", "false", FlagType.BOOL,
         "akka-etcd's own (etcd #15107): the leader promotes a learner once it is in sync (etcd's 90 % rule, strict reconfiguration).",
         FlagSupport.own());
+    flag("experimental-max-proposals-in-flight", "0", FlagType.UINT,
+        "akka-etcd's own (etcd #21513): clients' proposals waiting to be applied at this member beyond this many are refused at once with \"etcdserver: too many requests\" (0, the default: no bound, as etcd).",
+        FlagSupport.own());
+    flag("experimental-max-proposal-bytes-in-flight", "0", FlagType.UINT,
+        "akka-etcd's own: as --experimental-max-proposals-in-flight, for the bytes of those proposals; one proposal alone is always admitted (0, the default: no bound).",
+        FlagSupport.own());
     flag("experimental-metrics-off", "false", FlagType.BOOL,
         "akka-etcd's own: requests, journal writes and peers feed no counter or histogram (/metrics keeps the gauges); for the metrics-on/off A/B of loadtest/compare --metrics-ab.",
         FlagSupport.own());

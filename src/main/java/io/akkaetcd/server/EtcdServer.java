@@ -103,7 +103,9 @@ public final class EtcdServer implements EtcdMember, AutoCloseable {
     this.clusterVersion = c.getString("akka-etcd.cluster-version");
     RequestIds ids = new RequestIds(membership.current().self().value(), System.currentTimeMillis());
     this.proposals = new Proposals(inbox, raftStatus, applied, wait, ids, config.maxRequestBytes(),
-        c.getLong("akka-etcd.max-gap-between-apply-and-commit"), requestTimeout, config.electionTimeout());
+        c.getLong("akka-etcd.max-gap-between-apply-and-commit"),
+        new ProposalAdmission(config.proposalLimit().proposals(), config.proposalLimit().bytes()), requestTimeout,
+        config.electionTimeout());
     PromoteForwarding promotions = new PromoteForwarding(peers, requestTimeout, membership.current().clusterId());
     this.changes = new MembershipChanges(config, membership, attributes, links, proposals, raftStatus::get,
         promotions, requestTimeout);
@@ -156,7 +158,7 @@ public final class EtcdServer implements EtcdMember, AutoCloseable {
     if (published.isDone() || stopped.isDone()) {
       return;
     }
-    propose(InternalRaftRequest.newBuilder().setMemberAttrSet(MemberAttrSetRequest.newBuilder()
+    proposeOwn(InternalRaftRequest.newBuilder().setMemberAttrSet(MemberAttrSetRequest.newBuilder()
         .setMemberId(membership.current().self().value()).setName(config.name())
         .addAllClientUrls(config.advertiseClientUrls().stream().map(URI::toString).toList())))
         .whenComplete((r, e) -> {
@@ -242,6 +244,11 @@ public final class EtcdServer implements EtcdMember, AutoCloseable {
   @Override
   public CompletionStage<Object> propose(InternalRaftRequest.Builder request) {
     return proposals.propose(request);
+  }
+
+  /** The member's own proposal (housekeeping, alarms, publish): never refused by the clients' in-flight bound. */
+  CompletionStage<Object> proposeOwn(InternalRaftRequest.Builder request) {
+    return proposals.proposeOwn(request);
   }
 
   @Override

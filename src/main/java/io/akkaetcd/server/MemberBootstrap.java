@@ -286,7 +286,7 @@ final class MemberBootstrap {
       ctx.watch(raft);
       ctx.watch(applier);
       Function<InternalRaftRequest.Builder, CompletionStage<?>> propose =
-          request -> started.thenCompose(server -> server.propose(request));
+          request -> started.thenCompose(server -> server.proposeOwn(request));
       startHousekeeping(ctx, config, store, lessor, keeper, status, propose);
       Duration corruptCheckEvery = config.corruptCheck().interval();
       if (!corruptCheckEvery.isZero()) {

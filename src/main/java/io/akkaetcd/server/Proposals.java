@@ -34,13 +34,15 @@ final class Proposals {
   private final RequestIds ids;
   private final int maxRequestBytes;
   private final long maxApplyGap;
+  private final ProposalAdmission admission;
   private final Duration requestTimeout;
   private final Duration electionTimeout;
 
   private volatile Runnable failed = () -> { };
 
   Proposals(RaftInbox inbox, AtomicReference<RaftStatus> raftStatus, AppliedIndexWait applied, Wait wait,
-      RequestIds ids, int maxRequestBytes, long maxApplyGap, Duration requestTimeout, Duration electionTimeout) {
+      RequestIds ids, int maxRequestBytes, long maxApplyGap, ProposalAdmission admission, Duration requestTimeout,
+      Duration electionTimeout) {
     this.inbox = inbox;
     this.raftStatus = raftStatus;
     this.applied = applied;
@@ -48,11 +50,22 @@ final class Proposals {
     this.ids = ids;
     this.maxRequestBytes = maxRequestBytes;
     this.maxApplyGap = maxApplyGap;
+    this.admission = admission;
     this.requestTimeout = requestTimeout;
     this.electionTimeout = electionTimeout;
   }
 
+  /** A client's proposal: refused with "too many requests" when over the {@link ProposalAdmission} bound. */
   CompletionStage<Object> propose(InternalRaftRequest.Builder request) {
+    return propose(request, true);
+  }
+
+  /** The member's own proposal (lease revokes, compaction, alarms, publish): not bounded by admission. */
+  CompletionStage<Object> proposeOwn(InternalRaftRequest.Builder request) {
+    return propose(request, false);
+  }
+
+  private CompletionStage<Object> propose(InternalRaftRequest.Builder request, boolean bounded) {
     RaftStatus status = raftStatus.get();
     if (status.committedIndex() - applied.applied() > maxApplyGap) {
       return CompletableFuture.failedFuture(EtcdError.TOO_MANY_REQUESTS.exception());
@@ -60,10 +73,17 @@ final class Proposals {
     long id = ids.next();
     InternalRaftRequest built = request.setId(id).build();
     ByteString data = built.toByteString();
-    if (data.size() > maxRequestBytes) {
+    int size = data.size();
+    if (size > maxRequestBytes) {
       return CompletableFuture.failedFuture(EtcdError.REQUEST_TOO_LARGE.exception());
     }
+    if (bounded && !admission.tryAdmit(size)) {
+      return CompletableFuture.failedFuture(EtcdError.TOO_MANY_REQUESTS.exception());
+    }
     CompletableFuture<Object> result = wait.register(id, data, built); // applied here unparsed
+    if (bounded) {
+      result.whenComplete((r, e) -> admission.release(size));
+    }
     inbox.propose(id, data);
     return result; // fails by expire after --request-timeout
   }

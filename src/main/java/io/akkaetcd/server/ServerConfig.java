@@ -48,7 +48,8 @@ public record ServerConfig(
     TlsInfo peerTls,
     AuthSettings auth,
     MetricsSettings metrics,
-    CorruptCheck corruptCheck) {
+    CorruptCheck corruptCheck,
+    ProposalLimit proposalLimit) {
 
   /**
    * --metrics (basic, or extensive: adds grpc_server_handling_seconds) and --listen-metrics-urls
@@ -82,6 +83,13 @@ public record ServerConfig(
       interval = interval.isNegative() ? Duration.ofMillis(1) : interval;
     }
   }
+
+  /**
+   * akka-etcd's --experimental-max-proposals-in-flight and --experimental-max-proposal-bytes-in-flight:
+   * clients' proposals waiting to be applied here beyond these are refused with "too many
+   * requests" (0: no bound).
+   */
+  public record ProposalLimit(int proposals, long bytes) {}
 
   /** --auth-token as given, --bcrypt-cost, --auth-token-ttl, --experimental-strict-auth-matrix. */
   public record AuthSettings(String token, int bcryptCost, Duration tokenTtl, boolean strictMatrix) {
@@ -145,7 +153,9 @@ public record ServerConfig(
             "true".equals(v.get("experimental-strict-auth-matrix"))),
         MetricsSettings.fromFlags(v),
         new CorruptCheck("true".equals(v.get("experimental-initial-corrupt-check")),
-            GoDuration.parse(v.get("experimental-corrupt-check-time").trim(), "experimental-corrupt-check-time")));
+            GoDuration.parse(v.get("experimental-corrupt-check-time").trim(), "experimental-corrupt-check-time")),
+        new ProposalLimit((int) Math.min(Integer.MAX_VALUE, nonNegativeLong(v, "experimental-max-proposals-in-flight")),
+            nonNegativeLong(v, "experimental-max-proposal-bytes-in-flight")));
     if (c.leaseCheckpointPersist && !c.leaseCheckpoint) {
       throw new FlagException("setting experimental-enable-lease-checkpoint-persist requires "
           + "experimental-enable-lease-checkpoint");
@@ -197,7 +207,7 @@ public record ServerConfig(
         initialCluster, initialClusterState, initialClusterToken, maxRequestBytes, maxTxnOps, quotaBackendBytes,
         snapshotCount, heartbeatInterval, electionTimeout, autoCompactionMode, autoCompactionRetention,
         watchProgressNotifyInterval, logLevel, strictReconfigCheck, learnerAutoPromote, leaseCheckpoint, leaseCheckpointPersist, grpcGateway,
-        cors, clientTls, peerTls, auth, metrics, corruptCheck);
+        cors, clientTls, peerTls, auth, metrics, corruptCheck, proposalLimit);
   }
 
   /** The election timeout in heartbeat ticks (etcd's ElectionTicks). */

@@ -15,6 +15,10 @@ public final class Benchmark {
       "",
       "commands:",
       "  put                      puts of --key-size/--val-size over --key-space-size keys",
+      "  put-overload             puts as put; a put refused with \"too many requests\" is sent again after",
+      "                           --retry-backoff-ms (25), doubling up to --retry-backoff-max-ms (1000),",
+      "                           ± --retry-jitter (0.1) of it:",
+      "                           admitted puts are the operations, refusals counted apart",
       "  range KEY [END]          ranges, --consistency l (linearizable) or s (serializable)",
       "  txn-put                  compare-and-swap Txns, each client on its own key",
       "  txn-mixed                Txns reading or writing a random key, --rw-ratio reads per write",
@@ -76,6 +80,7 @@ public final class Benchmark {
     String command = o.positional.get(0);
     List<Report> reports = switch (command) {
       case "put" -> List.of(KvLoad.put(o, ch, clients, total, rate));
+      case "put-overload" -> List.of(OverloadLoad.put(o, ch, clients, total));
       case "range" -> List.of(KvLoad.range(o, ch, clients, total, rate));
       case "txn-put" -> List.of(KvLoad.txnPut(o, ch, clients, total, rate));
       case "txn-mixed" -> List.of(KvLoad.txnMixed(o, ch, clients, total, rate));

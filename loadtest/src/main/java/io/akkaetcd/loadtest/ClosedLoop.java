@@ -3,7 +3,6 @@ package io.akkaetcd.loadtest;
 import io.grpc.Status;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
@@ -29,11 +28,7 @@ final class ClosedLoop<C> {
   private final Report report;
   private final AtomicLong next = new AtomicLong();
   private final CountDownLatch finished;
-  private final ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor(r -> {
-    Thread t = new Thread(r, "loadtest-pacer");
-    t.setDaemon(true);
-    return t;
-  });
+  private final ScheduledExecutorService timer = Timers.daemon("loadtest-pacer");
   private long startNanos;
 
   private ClosedLoop(String name, List<C> channels, int clients, long total, double rate, Op<C> op) {

@@ -124,7 +124,8 @@ final class ClusterCompare {
     System.out.println("[" + name + " x" + members.size() + "] " + w.label() + ": " + r.resultLine());
     String note = r.errorCount() > 0 ? r.errorCount() + " errors" : "";
     long ok = Math.max(1, r.okCount());
-    return new Compare.Score(r.throughput(), r.percentileMs(50), r.percentileMs(99), cpu * 1000.0 / ok, tool * 1000.0 / ok, note);
+    return new Compare.Score(r.throughput(), r.percentileMs(50), r.percentileMs(99), cpu * 1000.0 / ok, tool * 1000.0 / ok,
+        Double.NaN, note);
   }
 
   /** The member that reports itself leader. */

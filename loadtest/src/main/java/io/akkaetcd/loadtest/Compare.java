@@ -21,7 +21,8 @@ public final class Compare {
   record Workload(String label, String args) {}
 
   /** What one server scored on one workload; the tool's CPU per operation while it ran there. */
-  record Score(double rps, double p50, double p99, double cpuMicrosPerOp, double toolCpuMicrosPerOp, String note) {}
+  record Score(double rps, double p50, double p99, double cpuMicrosPerOp, double toolCpuMicrosPerOp, double peakRssMiB,
+      String note) {}
 
   private static final String USAGE = String.join("\n",
       "usage: loadtest/compare [--suite quick|full] [--rounds 3] [--big] [--etcd PATH] [--akka-etcd PATH] [--work DIR]",
@@ -52,6 +53,12 @@ public final class Compare {
   /** The comparison's put workload with 64 clients, --total aside (loadtest/in-process runs it too). */
   static final String PUTS_64_CLIENTS = "put --clients 64 --conns 8 --key-space-size 100000";
 
+  /**
+   * #33 item 3: 2,000 clients flooding puts, each refused put sent again after a doubling backoff.
+   * Read against "put, 64 clients" of the same run: admitted p99, admitted puts/s, peak RSS.
+   */
+  static final String PUTS_OVERLOAD = "put-overload --clients 2000 --conns 16 --key-space-size 100000";
+
   /** A count_only range over every key (#33: etcd walks them, akka-etcd counts in O(log n)). */
   static final String COUNT_ALL = "range --all-keys true --count-only true --consistency s --clients 16 --conns 4";
 
@@ -72,6 +79,7 @@ public final class Compare {
     return List.of(
         new Workload("put, 1 client", "put --clients 1 --total " + (full ? 5000 : 1000)),
         new Workload("put, 64 clients", PUTS_64_CLIENTS + " --total " + n),
+        new Workload("put, 2,000 clients (overload)", PUTS_OVERLOAD + " --total " + n),
         new Workload("range l, 64 clients", "range bench-range --consistency l --clients 64 --conns 8 --total " + n),
         new Workload("range s, 64 clients", "range bench-range --consistency s --clients 64 --conns 8 --total " + n),
         new Workload("count_only, all 100,000 keys, 16 clients", COUNT_ALL + " --total " + n / 10),
@@ -156,6 +164,7 @@ public final class Compare {
         warmWorkloads(server, warm);
       }
       measureRounds(warm, servers, rounds, scores);
+      peakRss(warm, scores, figures);
       for (ServerUnderTest server : servers) {
         figures.get(server.name()).put("RSS MiB after suite", server.rssBytes() / 1048576.0);
       }
@@ -272,12 +281,19 @@ public final class Compare {
   static Score measure(ServerUnderTest server, Workload w) throws InterruptedException {
     long cpu0 = server.cpuMillis();
     long tool0 = ProcessCpu.toolMillis();
-    List<Report> reports = runQuiet(server, w.args());
+    List<Report> reports;
+    long peakRss;
+    try (RssSampler rss = new RssSampler(server)) {
+      reports = runQuiet(server, w.args());
+      peakRss = rss.peakBytes();
+    }
     long tool = ProcessCpu.toolMillis() - tool0;
     long cpu = server.cpuMillis() - cpu0;
     Report r = reports.get(reports.size() - 1);
     System.out.println("[" + server.name() + "] " + w.label() + ": " + r.resultLine());
     String note = r.errorCount() > 0 ? r.errorCount() + " errors" : "";
+    Object refused = r.extra.get("refused");
+    if (refused != null) note += " " + refused + " refused";
     Object faulty = r.extra.get("faulty_watchers");
     if (faulty != null && ((Number) faulty).longValue() > 0) note += " " + faulty + " watchers missed/reordered events";
     Object resumed = r.extra.get("tls_resumed_handshakes");
@@ -286,7 +302,16 @@ public final class Compare {
       note += " " + resumed + " of " + handshakes + " TLS handshakes resumed";
     }
     long ok = Math.max(1, r.okCount());
-    return new Score(r.throughput(), r.percentileMs(50), r.percentileMs(99), cpu * 1000.0 / ok, tool * 1000.0 / ok, note.trim());
+    return new Score(r.throughput(), r.percentileMs(50), r.percentileMs(99), cpu * 1000.0 / ok, tool * 1000.0 / ok,
+        peakRss / 1048576.0, note.trim());
+  }
+
+  /** The median peak RSS of each server during the overload workload, into its figures. */
+  static void peakRss(List<Workload> suite, Map<String, Map<String, List<Score>>> scores,
+      Map<String, Map<String, Double>> figures) {
+    suite.stream().filter(w -> w.args().startsWith(PUTS_OVERLOAD))
+        .forEach(w -> scores.get(w.label()).forEach((server, s) ->
+            figures.get(server).put("peak RSS MiB, " + w.label(), median(s, Score::peakRssMiB))));
   }
 
   interface Holder {
