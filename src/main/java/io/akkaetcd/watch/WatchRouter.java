@@ -59,9 +59,9 @@ public final class WatchRouter extends AbstractBehavior<WatchRouter.Command> {
    * Bytes a stream's output buffer may hold before the router stops offering (one response may
    * go over): with the buffer's count bound, what a reader that stops reading costs the member.
    */
-  static final long MAX_BUFFERED_BYTES = 4 << 20;
+  static final long MAX_BUFFERED_BYTES = 1 << 20;
   /** A response of events holds whole revisions up to about this many bytes (at least one). */
-  static final long MAX_RESPONSE_BYTES = 1 << 20;
+  static final long MAX_RESPONSE_BYTES = 256 << 10;
   /** How soon a full buffer is first tried again; each further miss doubles it, up to the sync interval. */
   static final Duration FIRST_RETRY = Duration.ofMillis(1);
   private static final ByteString NUL = ByteString.copyFrom(new byte[] {0});
@@ -181,8 +181,8 @@ public final class WatchRouter extends AbstractBehavior<WatchRouter.Command> {
     return newReceiveBuilder()
         .onMessage(Request.class, this::onRequest)
         .onMessage(Refused.class, this::onRefused)
-        .onMessage(Committed.class, c -> syncUnlessFull())
-        .onMessageEquals(Sync.INSTANCE, this::syncUnlessFull)
+        .onMessage(Committed.class, c -> sync())
+        .onMessageEquals(Sync.INSTANCE, this::sync)
         .onMessageEquals(Retry.INSTANCE, this::sync)
         .onMessageEquals(ProgressNotify.INSTANCE, this::notifyProgress)
         .onMessageEquals(StreamEnded.INSTANCE, this::stop)
@@ -270,14 +270,6 @@ public final class WatchRouter extends AbstractBehavior<WatchRouter.Command> {
   }
 
   /**
-   * While the buffer is as full as when it refused, only the retry timer tries again: a stalled
-   * reader costs one read of history per retry, not one per commit.
-   */
-  private Behavior<Command> syncUnlessFull() {
-    return full && out.size() >= sizeWhenFull ? this : sync();
-  }
-
-  /**
    * Brings every watch as far forward as the output buffer takes, then reports the watches and
    * those still behind (etcd's unsynced watchers, slow_watcher_total).
    */
@@ -300,6 +292,11 @@ public final class WatchRouter extends AbstractBehavior<WatchRouter.Command> {
    */
   private long syncWatches() {
     long current = store.currentRevision();
+    if (full && out.size() >= sizeWhenFull) {
+      // nothing taken since the buffer refused: a stalled reader costs no read of history
+      retrySoon();
+      return current;
+    }
     if (!flushControl()) {
       return current;
     }
