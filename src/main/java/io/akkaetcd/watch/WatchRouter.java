@@ -292,8 +292,9 @@ public final class WatchRouter extends AbstractBehavior<WatchRouter.Command> {
    */
   private long syncWatches() {
     long current = store.currentRevision();
-    if (full && out.size() >= sizeWhenFull) {
-      // nothing taken since the buffer refused: a stalled reader costs no read of history
+    if (full && sizeWhenFull > 0 && out.size() >= sizeWhenFull) {
+      // nothing taken since the buffer refused: a stalled reader costs no read of history (a
+      // reader may drain the buffer between the refusal and the size read: 0 proves nothing)
       retrySoon();
       return current;
     }
