@@ -37,12 +37,14 @@ import java.util.function.LongFunction;
  * A cursor moves only when its response was accepted by the stream's output buffer (bounded in
  * responses and in {@value #MAX_BUFFERED_BYTES} bytes); a client that reads slowly just leaves its
  * cursors behind and catches up from history later, so memory stays bounded, other streams are
- * not slowed, and a catch-up does not hold back the live watches of its own stream. A watch whose cursor falls below the compaction
- * revision is canceled with compact_revision, as etcd does (a cursor at it is not).
+ * not slowed, and a catch-up does not hold back the live watches of its own stream. A watch whose
+ * cursor falls below the compaction revision is canceled with compact_revision, as etcd does (a
+ * cursor at it is not).
  *
- * <p>Control responses (created, canceled, progress) are never dropped: they wait in order in
- * {@link #control} until the buffer takes them, and no events are offered while any wait, so a
- * watch's created response always precedes its events.
+ * <p>Control responses (created, canceled, requested progress) are never dropped: they wait in
+ * order in {@link #control} until the buffer takes them, and no events are offered while any
+ * wait, so a watch's created response always precedes its events. An interval progress
+ * notification is offered only when none wait, and dropped if refused (etcd's non-blocking send).
  *
  * <p>Invariant: every event is sent at most once per watch and in revision order, since a cursor
  * only moves forward past what was accepted.
@@ -158,8 +160,9 @@ public final class WatchRouter extends AbstractBehavior<WatchRouter.Command> {
   private final ArrayDeque<WatchResponse> control = new ArrayDeque<>();
   private final TimerScheduler<Command> timers;
   private Duration retryDelay = FIRST_RETRY;
-  /** The buffer refused the last offer (full, or over {@link #MAX_BUFFERED_BYTES}), holding {@link #sizeWhenFull}. */
+  /** The buffer refused the last offer (full, or over {@link #MAX_BUFFERED_BYTES}). */
   private boolean full;
+  /** The responses the buffer held when it refused: fewer now means the reader took some. */
   private int sizeWhenFull;
   private long nextWatchId;
 
