@@ -25,10 +25,10 @@ import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * etcd's Watch service: one {@link WatchRouter} actor per gRPC stream, fed the client's requests,
- * answering through a bounded buffer ({@value #BUFFERED_RESPONSES} responses) so that a slow
- * reader costs bounded memory. While auth is on, a watch is checked as it is created (READ on its
- * range, etcd's isWatchPermitted); a denied one is answered created and canceled, watch id -1,
- * with the reason, and the stream goes on.
+ * answering through a bounded buffer ({@value #BUFFERED_RESPONSES} responses, and the router's
+ * bound in bytes) so that a slow reader costs bounded memory. While auth is on, a watch is checked
+ * as it is created (READ on its range, etcd's isWatchPermitted); a denied one is answered created
+ * and canceled, watch id -1, with the reason, and the stream goes on.
  */
 public final class WatchService implements Watch {
   static final int BUFFERED_RESPONSES = 128;
@@ -69,7 +69,7 @@ public final class WatchService implements Watch {
         })
         // what leaves the buffer for the client: etcd's sendLoop reports it as it takes a response
         .map(r -> {
-          stats.sent(r.getEventsCount());
+          stats.sent(r.getEventsCount(), r.getSerializedSize());
           return r;
         })
         .watchTermination((mat, done) -> {

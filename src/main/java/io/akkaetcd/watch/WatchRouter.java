@@ -30,17 +30,21 @@ import java.util.function.LongFunction;
  * One gRPC Watch stream: its watches, each with a cursor (the next revision it has to see), fed
  * from the store's history.
  *
- * <p>On every commit (and every 100 ms, etcd's sync loop) the router reads the events of at most
- * {@value #MAX_REVISIONS_PER_BATCH} revisions from the lowest cursor on and hands each watch the
- * events in its range, all events of a revision in one response, in revision order. A cursor
- * moves only when its response was accepted by the stream's bounded output buffer; a client that
- * reads slowly just leaves its cursors behind and catches up from history later, so memory stays
- * bounded and other streams are not slowed. A watch whose cursor falls below the compaction
- * revision is canceled with compact_revision, as etcd does (a cursor at it is not).
+ * <p>On every commit (and every 100 ms, etcd's sync loop) the router first hands the watches near
+ * the head their new events, then reads at most {@value #MAX_REVISIONS_PER_BATCH} revisions from
+ * the lowest cursor of those further behind: all events of a revision in one response, in revision
+ * order, a response at most about {@value #MAX_RESPONSE_BYTES} bytes unless one revision is more.
+ * A cursor moves only when its response was accepted by the stream's output buffer (bounded in
+ * responses and in {@value #MAX_BUFFERED_BYTES} bytes); a client that reads slowly just leaves its
+ * cursors behind and catches up from history later, so memory stays bounded, other streams are
+ * not slowed, and a catch-up does not hold back the live watches of its own stream. A watch whose
+ * cursor falls below the compaction revision is canceled with compact_revision, as etcd does (a
+ * cursor at it is not).
  *
- * <p>Control responses (created, canceled, progress) are never dropped: they wait in order in
- * {@link #control} until the buffer takes them, and no events are offered while any wait, so a
- * watch's created response always precedes its events.
+ * <p>Control responses (created, canceled, requested progress) are never dropped: they wait in
+ * order in {@link #control} until the buffer takes them, and no events are offered while any
+ * wait, so a watch's created response always precedes its events. An interval progress
+ * notification is offered only when none wait, and dropped if refused (etcd's non-blocking send).
  *
  * <p>Invariant: every event is sent at most once per watch and in revision order, since a cursor
  * only moves forward past what was accepted.
@@ -53,6 +57,13 @@ public final class WatchRouter extends AbstractBehavior<WatchRouter.Command> {
    */
   static final int ROUNDS_PER_MESSAGE = 4;
   static final Duration SYNC_INTERVAL = Duration.ofMillis(100);
+  /**
+   * Bytes a stream's output buffer may hold before the router stops offering (one response may
+   * go over): with the buffer's count bound, what a reader that stops reading costs the member.
+   */
+  static final long MAX_BUFFERED_BYTES = 1 << 20;
+  /** A response of events holds whole revisions up to about this many bytes (at least one). */
+  static final long MAX_RESPONSE_BYTES = 256 << 10;
   /** How soon a full buffer is first tried again; each further miss doubles it, up to the sync interval. */
   static final Duration FIRST_RETRY = Duration.ofMillis(1);
   private static final ByteString NUL = ByteString.copyFrom(new byte[] {0});
@@ -149,6 +160,10 @@ public final class WatchRouter extends AbstractBehavior<WatchRouter.Command> {
   private final ArrayDeque<WatchResponse> control = new ArrayDeque<>();
   private final TimerScheduler<Command> timers;
   private Duration retryDelay = FIRST_RETRY;
+  /** The buffer refused the last offer (full, or over {@link #MAX_BUFFERED_BYTES}). */
+  private boolean full;
+  /** The responses the buffer held when it refused: fewer now means the reader took some. */
+  private int sizeWhenFull;
   private long nextWatchId;
 
   private WatchRouter(ActorContext<Command> ctx, TimerScheduler<Command> timers, KvStore store,
@@ -226,8 +241,10 @@ public final class WatchRouter extends AbstractBehavior<WatchRouter.Command> {
   private Behavior<Command> notifyProgress() {
     long current = store.currentRevision();
     for (Watch w : watches.values()) {
-      if (w.progressNotify && w.next > current) {
-        sendControl(response(w.id, current));
+      if (w.progressNotify && w.next > current && control.isEmpty()) {
+        // as etcd's non-blocking send: a notification the buffer does not take is dropped, so a
+        // stalled reader's notifications do not pile up; the next interval sends a fresh one
+        offer(response(w.id, current).build());
       }
     }
     return this;
@@ -271,12 +288,23 @@ public final class WatchRouter extends AbstractBehavior<WatchRouter.Command> {
     return this;
   }
 
-  /** Returns the revision synced to: a watch whose cursor is not past it is behind. */
+  /**
+   * Returns the revision synced to: a watch whose cursor is not past it is behind. Each round
+   * first serves the watches near the head (within one batch of it), then moves those further
+   * behind one batch on: a catch-up on a stream never holds back its live watches' events.
+   */
   private long syncWatches() {
     long current = store.currentRevision();
+    if (full && sizeWhenFull > 0 && out.size() >= sizeWhenFull) {
+      // nothing taken since the buffer refused: a stalled reader costs no read of history (a
+      // reader may drain the buffer between the refusal and the size read: 0 proves nothing)
+      retrySoon();
+      return current;
+    }
     if (!flushControl()) {
       return current;
     }
+    long near = current - MAX_REVISIONS_PER_BATCH + 1;
     for (int round = 0; ; round++) {
       if (round == ROUNDS_PER_MESSAGE) {
         getContext().getSelf().tell(new Committed(current)); // more history: go on after the others' turn
@@ -296,63 +324,96 @@ public final class WatchRouter extends AbstractBehavior<WatchRouter.Command> {
       if (!flushControl()) {
         return current;
       }
-      long from = watches.values().stream().mapToLong(w -> w.next).min().orElse(Long.MAX_VALUE);
-      if (from > current) {
-        break;
+      long liveFrom = lowestCursor(near, current);
+      if (liveFrom <= current && !deliver(liveFrom, current)) {
+        return current; // the client reads slowly: its watches catch up from history later
       }
-      long to = Math.min(current, from + MAX_REVISIONS_PER_BATCH - 1);
-      List<Event> events;
-      try {
-        events = store.events(from, to);
-      } catch (EtcdException compactedMeanwhile) {
-        continue; // the next round cancels what was compacted
-      }
-      // each event once without its previous kv, shared by every watch that did not ask for it
-      List<Event> bare = null;
-      ResponseHeader hdr = header.apply(store.currentRevision());
-      boolean blocked = false;
-      for (Watch w : watches.values()) {
-        if (w.next > to) {
-          continue;
-        }
-        if (!w.prevKv && bare == null) {
-          bare = withoutPrevKv(events);
-        }
-        List<Event> source = w.prevKv ? events : bare;
-        List<Event> mine = new ArrayList<>();
-        for (Event e : source) {
-          if (e.getKv().getModRevision() >= w.next && w.wants(e)) {
-            mine.add(e);
-          }
-        }
-        if (mine.isEmpty()) {
-          w.next = to + 1;
-          continue;
-        }
-        WatchResponse whole = WatchResponse.newBuilder().setHeader(hdr).setWatchId(w.id).addAllEvents(mine).build();
-        List<WatchResponse> parts = w.fragment ? Fragments.split(whole, maxResponseBytes) : List.of(whole);
-        if (parts.size() > 1) {
-          // fragments go as control responses: all of them, in order, before this watch's next events
-          control.addAll(parts);
-          w.next = to + 1;
-        } else if (send(whole)) {
-          w.next = to + 1;
-        } else {
-          blocked = true; // the client reads slowly: this watch catches up from history later
-        }
-      }
-      if (blocked) {
-        retrySoon();
+      if (!flushControl()) {
         return current;
       }
-      if (to == current) {
-        break;
+      long from = lowestCursor(Long.MIN_VALUE, near - 1);
+      if (from >= near) {
+        if (lowestCursor(near, current) > current) {
+          break;
+        }
+        continue; // a live watch's response was cut at its size bound: it goes on next round
+      }
+      if (!deliver(from, Math.min(current, from + MAX_REVISIONS_PER_BATCH - 1))) {
+        return current;
       }
     }
     if (flushControl()) {
       retryDelay = FIRST_RETRY;
     }
     return current;
+  }
+
+  /** The lowest cursor in [low, high], or Long.MAX_VALUE if no watch has one there. */
+  private long lowestCursor(long low, long high) {
+    long lowest = Long.MAX_VALUE;
+    for (Watch w : watches.values()) {
+      if (w.next >= low && w.next <= high && w.next < lowest) {
+        lowest = w.next;
+      }
+    }
+    return lowest;
+  }
+
+  /**
+   * Hands every watch whose cursor is in [from, to] its events of those revisions, one response
+   * each; false if the buffer refused one (that watch's cursor stays, it gets them later).
+   */
+  private boolean deliver(long from, long to) {
+    List<Event> events;
+    try {
+      events = store.events(from, to);
+    } catch (EtcdException compactedMeanwhile) {
+      return true; // the next round cancels what was compacted
+    }
+    // each event once without its previous kv, shared by every watch that did not ask for it
+    List<Event> bare = null;
+    ResponseHeader hdr = header.apply(store.currentRevision());
+    boolean taken = true;
+    for (Watch w : watches.values()) {
+      if (w.next < from || w.next > to) {
+        continue;
+      }
+      if (!w.prevKv && bare == null) {
+        bare = withoutPrevKv(events);
+      }
+      List<Event> source = w.prevKv ? events : bare;
+      List<Event> mine = new ArrayList<>();
+      long upTo = to; // the last revision this response covers
+      long bytes = 0;
+      for (Event e : source) {
+        long rev = e.getKv().getModRevision();
+        if (rev < w.next || !w.wants(e)) {
+          continue;
+        }
+        if (bytes >= MAX_RESPONSE_BYTES && rev > mine.get(mine.size() - 1).getKv().getModRevision()) {
+          upTo = rev - 1; // a catch-up comes in responses of bounded size, whole revisions each
+          break;
+        }
+        mine.add(e);
+        bytes += e.getSerializedSize();
+      }
+      if (mine.isEmpty()) {
+        w.next = to + 1;
+        continue;
+      }
+      WatchResponse whole = WatchResponse.newBuilder().setHeader(hdr).setWatchId(w.id).addAllEvents(mine).build();
+      List<WatchResponse> parts = w.fragment ? Fragments.split(whole, maxResponseBytes) : List.of(whole);
+      if (parts.size() > 1) {
+        // fragments go as control responses: all of them, in order, before this watch's next events
+        control.addAll(parts);
+        w.next = upTo + 1;
+      } else if (send(whole)) {
+        w.next = upTo + 1;
+      } else {
+        taken = false;
+      }
+    }
+    return taken;
   }
 
   private static List<Event> withoutPrevKv(List<Event> events) {
@@ -386,7 +447,6 @@ public final class WatchRouter extends AbstractBehavior<WatchRouter.Command> {
     while (!control.isEmpty()) {
       QueueOfferResult result = offer(control.peek());
       if (result == QueueOfferResult.dropped()) {
-        retrySoon();
         return false;
       }
       control.poll();
@@ -411,12 +471,25 @@ public final class WatchRouter extends AbstractBehavior<WatchRouter.Command> {
     return offer(r) == QueueOfferResult.enqueued();
   }
 
-  /** Every offer to the buffer: its events count as pending (etcd's watcher.send) while there. */
+  /**
+   * Every offer to the buffer: its events count as pending (etcd's watcher.send) while there.
+   * Refused (dropped) while the buffer holds {@link #MAX_BUFFERED_BYTES} or more; a refusal
+   * schedules a retry.
+   */
   private QueueOfferResult offer(WatchResponse r) {
-    stats.queued(r.getEventsCount());
-    QueueOfferResult result = out.offer(r);
-    if (result != QueueOfferResult.enqueued()) {
-      stats.refused(r.getEventsCount());
+    QueueOfferResult result = QueueOfferResult.dropped();
+    if (stats.pendingBytes() < MAX_BUFFERED_BYTES) {
+      int bytes = r.getSerializedSize();
+      stats.queued(r.getEventsCount(), bytes);
+      result = out.offer(r);
+      if (result != QueueOfferResult.enqueued()) {
+        stats.refused(r.getEventsCount(), bytes);
+      }
+    }
+    full = result == QueueOfferResult.dropped();
+    if (full) {
+      sizeWhenFull = out.size();
+      retrySoon(); // the invariant that lets commits skip a full buffer: a retry is always due
     }
     return result;
   }

@@ -48,6 +48,8 @@ public final class WatchStats {
     /** Marks {@link #pending} once the stream ended: later sends no longer count as pending. */
     private static final long ENDED = Long.MIN_VALUE;
     private final AtomicLong pending = new AtomicLong();
+    /** Bytes of the responses in the output buffer: the router stops offering above its bound. */
+    private final AtomicLong pendingBytes = new AtomicLong();
     private long watching;
     private long slow;
 
@@ -61,8 +63,9 @@ public final class WatchStats {
       slow = behind;
     }
 
-    /** About to offer a response of {@code events} to the output buffer. */
-    void queued(int events) {
+    /** About to offer a response of {@code events} and {@code bytes} to the output buffer. */
+    void queued(int events, int bytes) {
+      pendingBytes.addAndGet(bytes);
       if (events > 0) {
         pending.addAndGet(events);
         pendingEvents.add(events);
@@ -70,12 +73,22 @@ public final class WatchStats {
     }
 
     /** The buffer refused a response counted by {@link #queued}. */
-    void refused(int events) {
+    void refused(int events, int bytes) {
+      pendingBytes.addAndGet(-bytes);
       unpend(events);
     }
 
-    /** The transport took a response of {@code events} off the buffer (etcd's ReportEventReceived). */
-    public void sent(int events) {
+    /** Bytes offered to the output buffer and not yet taken off it by the transport. */
+    long pendingBytes() {
+      return pendingBytes.get();
+    }
+
+    /**
+     * The transport took a response of {@code events} and {@code bytes} off the buffer (etcd's
+     * ReportEventReceived).
+     */
+    public void sent(int events, int bytes) {
+      pendingBytes.addAndGet(-bytes);
       if (events == 0) {
         return;
       }

@@ -41,8 +41,13 @@ class WatchRouterTest {
   }
 
   private static long put(MvccStore s, long index, String key, String value) {
+    return put(s, index, key, ByteString.copyFromUtf8(value));
+  }
+
+  /** One revision putting {@code key}: returns it. */
+  static long put(MvccStore s, long index, String key, ByteString value) {
     KvStore.WriteTxn t = s.beginTxn(index);
-    t.put(ByteString.copyFromUtf8(key), ByteString.copyFromUtf8(value), 0);
+    t.put(ByteString.copyFromUtf8(key), value, 0);
     t.end();
     s.commitBatch();
     return s.currentRevision();
@@ -148,7 +153,7 @@ class WatchRouterTest {
       int events = 0;
       while (events < puts) {
         WatchResponse r = stream.second().pull().toCompletableFuture().get(10, TimeUnit.SECONDS).orElseThrow();
-        share.sent(r.getEventsCount()); // as the transport does for each response it takes
+        share.sent(r.getEventsCount(), r.getSerializedSize()); // as the transport does for each response it takes
         events += r.getEventsCount();
       }
       assertEquals(puts, stats.eventsSent());
@@ -164,12 +169,12 @@ class WatchRouterTest {
       await(0, stats::watchers, "the ended stream's watchers leave");
       assertEquals(0, stats.slowWatchers());
       assertEquals(0, stats.pendingEvents(), "what its buffer held leaves too");
-      share.sent(1); // the transport may still drain the buffer: counted as sent, never pending
+      share.sent(1, 10); // the transport may still drain the buffer: counted as sent, never pending
       assertEquals(0, stats.pendingEvents());
     }
   }
 
-  private static void awaitTrue(java.util.function.BooleanSupplier condition, String what) {
+  static void awaitTrue(java.util.function.BooleanSupplier condition, String what) {
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
     while (!condition.getAsBoolean() && System.nanoTime() < deadline) {
       java.util.concurrent.locks.LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(1));

@@ -26,6 +26,8 @@ public final class Benchmark {
       "                           then --put-total puts as fast as --put-clients can: creation and delivery",
       "  watch-latency            the same on one key with --put-rate puts/s (default 100): delivery latency",
       "  watch-get                serializable gets while watchers watch the key a writer changes",
+      "  slow-watcher             watch-latency (--put-rate 200, 100 keys) with progress requests, beside",
+      "                           --slow-watchers N (1) streams that never read, --slow-conn own|shared",
       "  lease-keepalive          keep-alives over --leases leases (default 1000), one stream per client",
       "  gateway-put              puts through the JSON gateway (POST /v3/kv/put), a keep-alive HTTP/1.1",
       "                           connection per client (--http-client lean; jdk: --conns JDK HttpClients)",
@@ -87,6 +89,7 @@ public final class Benchmark {
       case "watch" -> WatchLoad.watch(o, ch, "watch", o.integer("key-space-size", 1000), 0);
       case "watch-latency" -> WatchLoad.watch(o, ch, "watch-latency", 1, 100);
       case "watch-get" -> WatchLoad.watchGet(o, ch, clients, total);
+      case "slow-watcher" -> WatchLoad.slowWatcher(o, ch, dial);
       case "lease-keepalive" -> LeaseLoad.keepAlive(o, ch, clients, total, rate);
       case "gateway-put" -> List.of(GatewayLoad.put(o, ch, clients, total, rate));
       case "gateway-watch-latency" -> List.of(GatewayLoad.watchLatency(o, ch));

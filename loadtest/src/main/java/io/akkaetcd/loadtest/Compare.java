@@ -93,7 +93,21 @@ public final class Compare {
         new Workload("lock+unlock, 64 clients over 64 names", "lock --clients 64 --conns 8 --names 64 --total " + n),
         new Workload("watch-latency, 10 streams x 100 watchers", "watch-latency --streams 10 --watchers-per-stream 100 --conns 2 --put-rate 100 --put-total " + (full ? 1000 : 300)),
         new Workload("watch-latency, 10 streams x 100 watchers, 500 puts/s", "watch-latency --streams 10 --watchers-per-stream 100 --conns 2 --put-rate 500 --put-total " + (full ? 5000 : 1500)),
-        FRESH_WATCH);
+        FRESH_WATCH,
+        slowWatcher(0, "own"), slowWatcher(1, "own"), slowWatcher(1, "shared"), slowWatcher(20, "own"));
+  }
+
+  /**
+   * #33 item 4: 100 watchers on 10 streams over 2 connections, 200 puts/s of 1 KiB, progress
+   * requested on each stream every 200 ms; beside them {@code slow} streams that never read, on a
+   * connection of their own or on the watchers' first one. The note gives the server's RSS growth
+   * (20 stalled streams: each could otherwise pile up the whole run's events, 6 MB).
+   */
+  static Workload slowWatcher(int slow, String conn) {
+    String label = slow == 0 ? "slow-watcher: none (baseline), 100 watchers, 200 puts/s of 1 KiB"
+        : "slow-watcher: " + slow + " stalled stream" + (slow > 1 ? "s" : "") + ", " + conn + " connection, 100 watchers, 200 puts/s of 1 KiB";
+    return new Workload(label, "slow-watcher --streams 10 --watchers-per-stream 10 --conns 2 --put-rate 200 --val-size 1024"
+        + " --put-total 3000 --slow-watchers " + slow + " --slow-conn " + conn);
   }
 
   /**
@@ -281,12 +295,14 @@ public final class Compare {
   static Score measure(ServerUnderTest server, Workload w) throws InterruptedException {
     long cpu0 = server.cpuMillis();
     long tool0 = ProcessCpu.toolMillis();
+    long rss0 = server.rssBytes();
     List<Report> reports;
     long peakRss;
     try (RssSampler rss = new RssSampler(server)) {
       reports = runQuiet(server, w.args());
       peakRss = rss.peakBytes();
     }
+    long rssGrowth = server.rssBytes() - rss0;
     long tool = ProcessCpu.toolMillis() - tool0;
     long cpu = server.cpuMillis() - cpu0;
     Report r = reports.get(reports.size() - 1);
@@ -296,6 +312,10 @@ public final class Compare {
     if (refused != null) note += " " + refused + " refused";
     Object faulty = r.extra.get("faulty_watchers");
     if (faulty != null && ((Number) faulty).longValue() > 0) note += " " + faulty + " watchers missed/reordered events";
+    Object progress = r.extra.get("progress_answers");
+    if (progress != null) {
+      note += String.format(Locale.ROOT, " RSS %+.0f MiB, %s progress answers", rssGrowth / 1048576.0, progress);
+    }
     Object resumed = r.extra.get("tls_resumed_handshakes");
     if (resumed != null) {
       long handshakes = ((Number) resumed).longValue() + ((Number) r.extra.get("tls_full_handshakes")).longValue();

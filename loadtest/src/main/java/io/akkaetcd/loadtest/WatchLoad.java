@@ -3,7 +3,10 @@ package io.akkaetcd.loadtest;
 import com.google.protobuf.ByteString;
 import io.akkaetcd.proto.etcdserverpb.*;
 import io.akkaetcd.proto.mvccpb.Event;
+import io.grpc.CallOptions;
+import io.grpc.ClientCall;
 import io.grpc.ManagedChannel;
+import io.grpc.Metadata;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
@@ -11,6 +14,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Supplier;
 
 /**
  * The watch workloads. Every put carries its sequence number in its value, so each delivered event
@@ -40,6 +44,8 @@ final class WatchLoad {
     private final CountDownLatch allCreated;
     private final long[] sentAt;
     private final Report delivered;
+    /** Responses with no events that are neither created nor canceled: progress notifications. */
+    final java.util.concurrent.atomic.LongAdder progress = new java.util.concurrent.atomic.LongAdder();
 
     @SuppressWarnings("unchecked")
     Watches(List<ManagedChannel> ch, int streamCount, int perStream, String prefix, int keySpace, long[] sentAt, Report delivered)
@@ -66,6 +72,8 @@ final class WatchLoad {
             created.error("canceled: " + resp.getCancelReason());
           } else if (resp.getEventsCount() > 0) {
             onEvents(byId[stream].get(resp.getWatchId()), resp);
+          } else {
+            progress.increment();
           }
         });
         streams.add(st);
@@ -128,6 +136,16 @@ final class WatchLoad {
    */
   static List<Report> watch(Options o, List<ManagedChannel> ch, String name, int defaultKeySpace, double defaultRate)
       throws InterruptedException {
+    return watch(o, ch, name, defaultKeySpace, defaultRate, (watches, prefix, delivered) -> () -> { });
+  }
+
+  /** What a workload adds around watch's puts: opened once the watchers exist, closed after delivery. */
+  interface Alongside {
+    AutoCloseable open(Watches watches, String prefix, Report delivered) throws InterruptedException;
+  }
+
+  private static List<Report> watch(Options o, List<ManagedChannel> ch, String name, int defaultKeySpace, double defaultRate,
+      Alongside alongside) throws InterruptedException {
     int streamCount = o.integer("streams", 10);
     int perStream = o.integer("watchers-per-stream", 100);
     int putTotal = o.integer("put-total", 1000);
@@ -144,7 +162,8 @@ final class WatchLoad {
     long expected = 0;
     for (int w = 0; w < streamCount * perStream; w++) expected += putsPerKey[w % keySpace];
 
-    try (Watches watches = new Watches(ch, streamCount, perStream, prefix, keySpace, sentAt, delivered)) {
+    try (Watches watches = new Watches(ch, streamCount, perStream, prefix, keySpace, sentAt, delivered);
+         AutoCloseable along = alongside.open(watches, prefix, delivered)) {
       delivered.start();
       byte[] pad = new byte[valSize - 8];
       Report puts = ClosedLoop.run(name + "-puts", ch, putClients, putTotal, putRate, (c, client, seq, done) -> {
@@ -163,7 +182,93 @@ final class WatchLoad {
       delivered.extra.put("faulty_watchers", watches.faulty(putsPerKey));
       if (puts.errorCount() > 0) delivered.error(puts.errorCount() + " puts failed");
       return List.of(watches.created, delivered);
+    } catch (InterruptedException | RuntimeException e) {
+      throw e;
+    } catch (Exception e) {
+      throw new IllegalStateException(e);
     }
+  }
+
+  /**
+   * slow-watcher (#33 item 4): watch-latency's watchers (--key-space-size 100 by default, one key
+   * per watcher), each stream asking for progress (WatchProgressRequest) every 200 ms, beside
+   * --slow-watchers streams (default 1) that each watch every key with prev_kv and never read past
+   * their created answer, so HTTP/2 flow control fills and the server must hold or drop what
+   * follows. --slow-conn own (a connection of their own) or shared (the first connection of the
+   * watchers measured). Reports the others' put-to-event latency and the progress answers they got.
+   */
+  static List<Report> slowWatcher(Options o, List<ManagedChannel> ch, Supplier<ManagedChannel> dial) throws InterruptedException {
+    int slow = o.integer("slow-watchers", 1);
+    boolean shared = o.string("slow-conn", "own").equals("shared");
+    return watch(o, ch, "slow-watcher", 100, 200, (watches, prefix, delivered) -> {
+      ManagedChannel own = slow > 0 && !shared ? dial.get() : null;
+      List<StalledWatch> stalled = new ArrayList<>();
+      for (int i = 0; i < slow; i++) stalled.add(new StalledWatch(own != null ? own : ch.get(0), prefix));
+      AtomicLong stop = new AtomicLong();
+      Thread asker = new Thread(() -> {
+        WatchRequest ask = WatchRequest.newBuilder().setProgressRequest(WatchProgressRequest.getDefaultInstance()).build();
+        while (stop.get() == 0) {
+          for (var st : watches.streams) st.send(ask);
+          try {
+            TimeUnit.MILLISECONDS.sleep(200); // the request pace, not a wait for a condition
+          } catch (InterruptedException e) {
+            return;
+          }
+        }
+      }, "slow-watcher-progress");
+      asker.setDaemon(true);
+      long progress0 = watches.progress.sum();
+      asker.start();
+      return () -> {
+        stop.set(1);
+        asker.interrupt();
+        asker.join(5000);
+        delivered.extra.put("progress_answers", watches.progress.sum() - progress0);
+        delivered.extra.put("progress_requests_per_stream_per_s", 5);
+        delivered.extra.put("slow_watchers", slow);
+        delivered.extra.put("slow_conn", shared ? "shared" : "own");
+        long slowReceived = 0;
+        for (StalledWatch w : stalled) {
+          slowReceived += w.received.get();
+          w.cancel();
+        }
+        delivered.extra.put("slow_watcher_responses_read", slowReceived);
+        if (own != null) Rpc.shutdown(List.of(own));
+      };
+    });
+  }
+
+  /** A watch stream whose reader takes its created answer and then never reads again. */
+  private static final class StalledWatch {
+    final AtomicLong received = new AtomicLong();
+    private final ClientCall<WatchRequest, WatchResponse> call;
+
+    StalledWatch(ManagedChannel ch, String prefix) throws InterruptedException {
+      CountDownLatch created = new CountDownLatch(1);
+      call = ch.newCall(Rpc.WATCH, CallOptions.DEFAULT);
+      call.start(new ClientCall.Listener<>() {
+        @Override
+        public void onMessage(WatchResponse message) {
+          received.incrementAndGet();
+          created.countDown();
+        }
+      }, new Metadata());
+      call.request(1); // and never again: flow control then stops the server's sends
+      ByteString key = ByteString.copyFromUtf8(prefix);
+      call.sendMessage(WatchRequest.newBuilder().setCreateRequest(WatchCreateRequest.newBuilder().setKey(key)
+          .setRangeEnd(prefixEnd(key)).setPrevKv(true)).build());
+      if (!created.await(1, TimeUnit.MINUTES)) throw new IllegalStateException("slow watch not created in time");
+    }
+
+    synchronized void cancel() {
+      call.cancel("benchmark done", null);
+    }
+  }
+
+  private static ByteString prefixEnd(ByteString prefix) {
+    byte[] end = prefix.toByteArray();
+    end[end.length - 1]++;
+    return ByteString.copyFrom(end);
   }
 
   /** Opens watchers that stay idle until closed: the memory benchmark's 100,000 watches. */
