@@ -496,7 +496,7 @@ class ClusterChaosTest {
     }
   }
 
-  private static final java.util.regex.Pattern RAFT_INDEX = java.util.regex.Pattern.compile("\"raft_index\":(\\d+)");
+  private static final java.util.regex.Pattern RAFT_INDEX = java.util.regex.Pattern.compile("\"raftIndex\":(\\d+)");
   /**
    * Past this raft index a leader has dropped its first entries: it keeps its whole log until its
    * store's durable index (synced every 1,000 entries) is 1,000 entries past the log's first
