@@ -5,6 +5,7 @@ import com.typesafe.config.ConfigFactory;
 import io.akkaetcd.embed.EmbeddedEtcd;
 import io.akkaetcd.embed.EtcdConfig;
 import io.akkaetcd.errors.StartupException;
+import io.akkaetcd.server.DaemonThread;
 import io.akkaetcd.server.Faults;
 import io.akkaetcd.server.Flags;
 import io.akkaetcd.server.Flags.FlagException;
@@ -46,7 +47,7 @@ public final class Main {
     // Before anything reads config or starts an ActorSystem: both use the context class loader.
     Thread.currentThread().setContextClassLoader(new AkkaManifestsOnly(Main.class.getClassLoader()));
     // Parsing every reference.conf (about 6 % of a start, docs/deploy.md): while flags and logging are set up.
-    CompletableFuture<Config> settings = inBackground("akka-etcd-config", Main::launcherConfig);
+    CompletableFuture<Config> settings = DaemonThread.supply("akka-etcd-config", Main::launcherConfig);
     ServerConfig config;
     try {
       Flags.Parsed flags = Flags.parseAll(args, System.getenv());
@@ -117,21 +118,6 @@ public final class Main {
    */
   static Config launcherConfig() {
     return ConfigFactory.load(ConfigFactory.parseResources(Main.class, "application.conf"));
-  }
-
-  /** {@code work}'s result, computed on a daemon thread of its own (not the common pool: see ensureAsyncPool). */
-  private static <T> CompletableFuture<T> inBackground(String name, java.util.function.Supplier<T> work) {
-    CompletableFuture<T> result = new CompletableFuture<>();
-    Thread t = new Thread(() -> {
-      try {
-        result.complete(work.get());
-      } catch (RuntimeException | Error e) {
-        result.completeExceptionally(e);
-      }
-    }, name);
-    t.setDaemon(true);
-    t.start();
-    return result;
   }
 
   /** How long the JVM's exit waits for the member to close its store. */

@@ -45,35 +45,40 @@ final class ClientListeners {
    */
   static Early bindEarly(ServerConfig config, ClientTls tls, ActorSystem<?> system, Supplier<ServerSettings> settings) {
     Early early = new Early();
-    Thread t = new Thread(() -> {
-      try {
-        ServerSettings s = settings.get();
-        List<CompletableFuture<ServerBinding>> binds = new ArrayList<>();
-        for (URI url : config.listenClientUrls()) {
-          binds.add(bind(url, deferred(early.client), tls, system, s));
-        }
-        for (URI url : config.metrics().listenUrls()) {
-          binds.add(bind(url, deferred(early.metrics), tls, system, s));
-        }
-        CompletableFuture.allOf(binds.toArray(CompletableFuture[]::new)).whenComplete((d, e) -> {
-          List<ServerBinding> bound = binds.stream().filter(b -> !b.isCompletedExceptionally())
-              .map(CompletableFuture::join).toList();
-          if (e == null) {
-            early.bound.complete(bound);
-          } else {
-            bound.forEach(ServerBinding::unbind);
-            // the first URL that failed, in the flags' order, as when they were bound one by one
-            binds.stream().filter(CompletableFuture::isCompletedExceptionally).findFirst().orElseThrow()
-                .whenComplete((b, first) -> early.bound.completeExceptionally(first));
-          }
-        });
-      } catch (RuntimeException | Error e) {
+    DaemonThread.supply("akka-etcd-client-bind", () -> {
+      ServerSettings s = settings.get();
+      List<CompletableFuture<ServerBinding>> binds = new ArrayList<>();
+      for (URI url : config.listenClientUrls()) {
+        binds.add(bind(url, deferred(early.client), tls, system, s));
+      }
+      for (URI url : config.metrics().listenUrls()) {
+        binds.add(bind(url, deferred(early.metrics), tls, system, s));
+      }
+      return binds;
+    }).thenCompose(ClientListeners::allBound).whenComplete((bound, e) -> {
+      if (e == null) {
+        early.bound.complete(bound);
+      } else {
         early.bound.completeExceptionally(e);
       }
-    }, "akka-etcd-client-bind");
-    t.setDaemon(true);
-    t.start();
+    });
     return early;
+  }
+
+  /** Every binding, or the first URL's failure in the flags' order (the others then unbound). */
+  private static CompletableFuture<List<ServerBinding>> allBound(List<CompletableFuture<ServerBinding>> binds) {
+    return CompletableFuture.allOf(binds.toArray(CompletableFuture[]::new)).handle((d, e) -> e)
+        .thenCompose(failure -> {
+          List<ServerBinding> bound = binds.stream().filter(b -> !b.isCompletedExceptionally())
+              .map(CompletableFuture::join).toList();
+          if (failure == null) {
+            return CompletableFuture.completedFuture(bound);
+          }
+          bound.forEach(ServerBinding::unbind);
+          // the first URL that failed, as when they were bound one by one
+          return binds.stream().filter(CompletableFuture::isCompletedExceptionally).findFirst().orElseThrow()
+              .thenApply(b -> bound);
+        });
   }
 
   /**

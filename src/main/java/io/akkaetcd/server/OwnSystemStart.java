@@ -17,25 +17,17 @@ import java.util.function.Supplier;
  */
 final class OwnSystemStart {
   private final CompletableFuture<Behavior<Void>> guardian = new CompletableFuture<>();
-  private final CompletableFuture<ActorSystem<Void>> system = new CompletableFuture<>();
+  private final CompletableFuture<ActorSystem<Void>> system;
 
-  private OwnSystemStart() {}
+  private OwnSystemStart(String name, Supplier<Config> settings) {
+    // The thread inherits the caller's context class loader, which Akka reads (etcdmain's).
+    system = DaemonThread.supply("akka-etcd-system-start",
+        () -> ActorSystem.create(Behaviors.setup(ctx -> guardian.join()), name, settings.get()));
+  }
 
   /** Starts the system named {@code name} with the config {@code settings} gives, on a new thread. */
   static OwnSystemStart begin(String name, Supplier<Config> settings) {
-    OwnSystemStart start = new OwnSystemStart();
-    // The thread inherits the caller's context class loader, which Akka reads (etcdmain's).
-    Thread t = new Thread(() -> {
-      try {
-        start.system.complete(ActorSystem.create(Behaviors.setup(ctx -> start.guardian.join()), name,
-            settings.get()));
-      } catch (RuntimeException | Error e) {
-        start.system.completeExceptionally(e);
-      }
-    }, "akka-etcd-system-start");
-    t.setDaemon(true);
-    t.start();
-    return start;
+    return new OwnSystemStart(name, settings);
   }
 
   /** Hands {@code behavior} to the guardian; the started system, or what failed its start. */

@@ -19,14 +19,12 @@ final class SslWarmUp {
     if (!begun.compareAndSet(false, true)) {
       return;
     }
-    Thread t = new Thread(() -> {
+    DaemonThread.run("akka-etcd-ssl-warm-up", () -> {
       try {
         SSLContext.getDefault().createSSLEngine().getSession();
       } catch (GeneralSecurityException | RuntimeException e) {
         // The first connection meets the same failure and reports it.
       }
-    }, "akka-etcd-ssl-warm-up");
-    t.setDaemon(true);
-    t.start();
+    });
   }
 }

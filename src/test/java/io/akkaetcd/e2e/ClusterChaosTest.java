@@ -310,8 +310,9 @@ class ClusterChaosTest {
 
     // 6. a follower replaced under load: removed (its process stops), then a new member added,
     //    started with --initial-cluster-state existing, caught up from a snapshot of the leader's
-    //    state machine (the logs keep 500 entries, far fewer than were written by now)
+    //    state machine (once the leader has dropped its first entries: awaitCompactedLog)
     ServerProcess current = ServerProcess.leader(members);
+    awaitCompactedLog(current);
     ServerProcess out = members.stream().filter(m -> m != current).findFirst().orElseThrow();
     String id = out.memberIdHex();
     members.remove(out);
@@ -492,6 +493,34 @@ class ClusterChaosTest {
       }
       Thread.onSpinWait();
       pause(20);
+    }
+  }
+
+  private static final java.util.regex.Pattern RAFT_INDEX = java.util.regex.Pattern.compile("\"raftIndex\":(\\d+)");
+  /**
+   * Past this raft index a leader has dropped its first entries: it keeps its whole log until its
+   * store's durable index (synced every 1,000 entries) is 1,000 entries past the log's first
+   * (RaftMember.compactAppliedEntries, 500 kept here), so from about 2,000 entries on.
+   */
+  private static final long COMPACTED_LOG_INDEX = 2_100;
+
+  /**
+   * Waits (up to 5 minutes, while the load writes) until {@code leader}'s raft index is past
+   * {@link #COMPACTED_LOG_INDEX}, so that a member added now catches up from a snapshot: a loaded
+   * machine may not have written that many entries by the first replacement.
+   */
+  private void awaitCompactedLog(ServerProcess leader) {
+    Instant deadline = Instant.now().plus(Duration.ofMinutes(5));
+    long index = 0;
+    while (index < COMPACTED_LOG_INDEX) {
+      if (Instant.now().isAfter(deadline)) {
+        throw new AssertionError("raft index still " + index + " after 5 minutes of load");
+      }
+      java.util.regex.Matcher m = RAFT_INDEX.matcher(leader.ctl("endpoint", "status", "-w", "json").stdout());
+      index = m.find() ? Long.parseLong(m.group(1)) : 0;
+      if (index < COMPACTED_LOG_INDEX) {
+        pause(500); // the writers' next entries; bounded by the deadline
+      }
     }
   }
 
