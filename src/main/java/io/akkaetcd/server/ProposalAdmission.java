@@ -21,6 +21,11 @@ final class ProposalAdmission {
     this.maxBytes = maxBytes == 0 ? Long.MAX_VALUE : maxBytes;
   }
 
+  /** False when both bounds are 0: then nothing needs counting. */
+  boolean bounded() {
+    return maxProposals != Integer.MAX_VALUE || maxBytes != Long.MAX_VALUE;
+  }
+
   /** Admits a proposal of {@code size} bytes if the bound allows; each admitted one is {@link #release}d once. */
   boolean tryAdmit(int size) {
     int n;

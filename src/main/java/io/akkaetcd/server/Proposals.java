@@ -65,7 +65,8 @@ final class Proposals {
     return propose(request, false);
   }
 
-  private CompletionStage<Object> propose(InternalRaftRequest.Builder request, boolean bounded) {
+  private CompletionStage<Object> propose(InternalRaftRequest.Builder request, boolean clients) {
+    boolean bounded = clients && admission.bounded();
     RaftStatus status = raftStatus.get();
     if (status.committedIndex() - applied.applied() > maxApplyGap) {
       return CompletableFuture.failedFuture(EtcdError.TOO_MANY_REQUESTS.exception());
