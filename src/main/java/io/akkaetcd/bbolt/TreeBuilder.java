@@ -26,7 +26,8 @@ final class TreeBuilder {
     int bytes = BboltFormat.PAGE_HEADER;
     int written;
 
-    void add(ByteString key, ByteString value, long child, int flag, boolean keep) {
+    /** Adds an element of {@code size} bytes; without {@code keep} only a first element's parts are held. */
+    void add(ByteString key, ByteString value, long child, int flag, int size, boolean keep) {
       if (count == keys.length) {
         keys = Arrays.copyOf(keys, count * 2);
         values = Arrays.copyOf(values, count * 2);
@@ -40,7 +41,7 @@ final class TreeBuilder {
         flags[count] = flag;
       }
       count++;
-      bytes += BboltFormat.ELEMENT + key.size() + (value == null ? 0 : value.size());
+      bytes += size;
     }
 
     void clear() {
@@ -66,11 +67,16 @@ final class TreeBuilder {
 
   private void add(int depth, ByteString key, ByteString value, long child, int flags) throws IOException {
     Level level = levels.get(depth);
-    int size = BboltFormat.ELEMENT + key.size() + (value == null ? 0 : value.size());
+    int size = elementSize(key, value);
     if (level.count > 0 && level.bytes + size > BboltFormat.PAGE_SIZE) {
       flush(depth);
     }
-    level.add(key, value, child, flags, !out.counting());
+    level.add(key, value, child, flags, size, !out.counting());
+  }
+
+  /** An element's bytes in its page: header, key, and value (none in a branch). */
+  private static int elementSize(ByteString key, ByteString value) {
+    return BboltFormat.ELEMENT + key.size() + (value == null ? 0 : value.size());
   }
 
   private void flush(int depth) throws IOException {
