@@ -155,6 +155,8 @@ class JetcdLockElectionDifferentialTest {
       s.log("removed within 5 s of the cancel: " + removed);
       assertTrue(removed, "the cancelled waiter's key stayed");
       CompletableFuture<LockResponse> third = s.client.getLockClient().lock(bytes("lc"), next);
+      // The third waiter's key must exist before the unlock, or the count below races its Put.
+      JetcdLeaseTest.await("the third waiter's key", TIMEOUT, () -> s.count("lc/") == 2);
       get(s.client.getLockClient().unlock(held.getKey()));
       s.log("keys after the holder unlocks: " + s.count("lc/"));
       s.log("third holds within 5 s: " + within(Duration.ofSeconds(5), third::isDone));
