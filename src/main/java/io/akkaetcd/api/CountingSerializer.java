@@ -31,6 +31,11 @@ final class CountingSerializer<T> implements ProtobufSerializer<T> {
     return bytes;
   }
 
+  /** A unary message sent without this codec ({@link GrpcStreamedAnswer}): its size counts all the same. */
+  void sent(long bytes) {
+    metrics.clientGrpcSentBytes.inc(bytes);
+  }
+
   @Override
   public T deserialize(akka.util.ByteString bytes) {
     metrics.clientGrpcReceivedBytes.inc(bytes.size());

@@ -15,6 +15,7 @@ import akka.http.javadsl.model.StatusCodes;
 import akka.japi.function.Function;
 import akka.stream.Materializer;
 import akka.stream.javadsl.Source;
+import akka.util.ByteString;
 import io.akkaetcd.api.pipeline.Methods;
 import io.akkaetcd.api.pipeline.Pipeline;
 import io.akkaetcd.concurrency.Attempt;
@@ -180,6 +181,20 @@ public final class GrpcServiceHandler implements Function<HttpRequest, Completio
     }
 
     /**
+     * A unary method whose gRPC answer the service encodes itself ({@link EncodedMessage}, streamed
+     * when large); other transports call {@code call} for the message.
+     */
+    public <Q, R> Builder encodedMethod(String name, ProtobufSerializer<Q> in,
+        java.util.function.Function<Q, CompletionStage<R>> call,
+        java.util.function.Function<Q, CompletionStage<EncodedMessage>> encodedCall) {
+      String method = Methods.of(service, name);
+      methods.put(name, new Unary<>(method, parsing(counted(in, null), receiveLimit),
+          counted(EncodedMessage.SERIALIZER, null), encodedCall));
+      forPipeline.add(pipeline -> PipelineMethod.unary(method, in, pipeline, call));
+      return this;
+    }
+
+    /**
      * A unary method that may have to wait: its answer goes out unary when its first step has it;
      * only a wait costs a response stream, whose headers are sent at once, so Akka HTTP cancels
      * that stream's source on the client's reset (it silently drops a reset of a stream still
@@ -252,11 +267,25 @@ public final class GrpcServiceHandler implements Function<HttpRequest, Completio
     GrpcMarshalling.unmarshal(request.entity(), m.in(), materializer, reader)
         .thenComposeAsync(p -> p.malformed() == null ? pipeline.unary(new GrpcCall(m.name(), request), p.request(), m.call())
             : CompletableFuture.<R>failedFuture(new Malformed(p.malformed())), SAME_THREAD)
-        .handleAsync((response, error) -> error == null
-            ? GrpcMarshalling.marshal(response, m.out(), writer, system, errors)
-            : GrpcExceptionHandler.standard(grpcStatus(error), errors, writer, system), SAME_THREAD)
+        .handleAsync((response, error) -> error != null
+            ? GrpcExceptionHandler.standard(grpcStatus(error), errors, writer, system)
+            : response instanceof EncodedMessage e && e.isStreamed() ? streamed(e, m.out(), writer)
+            : GrpcMarshalling.marshal(response, m.out(), writer, system, errors), SAME_THREAD)
         .whenComplete((marshalled, failure) -> deliver(out, marshalled, failure));
     return out;
+  }
+
+  /** A large encoded answer, sent as it is read; gRPC-Web's text protocol gets it whole. */
+  private <R> HttpResponse streamed(EncodedMessage e, ProtobufSerializer<R> out, GrpcProtocol.GrpcProtocolWriter writer) {
+    if (out instanceof CountingSerializer<R> counting) {
+      counting.sent(e.size());
+    }
+    if (GrpcStreamedAnswer.streams(writer)) {
+      return GrpcStreamedAnswer.response(e, writer, system);
+    }
+    ByteString whole = e.parts().runFold(ByteString.emptyByteString(), ByteString::concat, materializer)
+        .toCompletableFuture().join();
+    return GrpcMarshalling.marshal(EncodedMessage.whole(whole), EncodedMessage.SERIALIZER, writer, system, errors);
   }
 
   private static void deliver(CompletableFuture<HttpResponse> out, HttpResponse marshalled, Throwable failure) {

@@ -42,15 +42,33 @@ public final class KvService implements KV {
 
   @Override
   public CompletionStage<RangeResponse> range(RangeRequest in) {
+    return ranged(in, () -> {
+      RangeResponse r = applier.range(member.store(), in);
+      return r.toBuilder().setHeader(member.header(r.getHeader().getRevision())).build();
+    });
+  }
+
+  /**
+   * Range for the gRPC transport: the same answer as {@link #range}, encoded from the stored rows
+   * when it can be ({@link KvApplier#answersWithRows}) and streamed when large, never held whole.
+   */
+  CompletionStage<EncodedMessage> rangeEncoded(RangeRequest in) {
+    if (!KvApplier.answersWithRows(in)) {
+      return range(in).thenApply(r -> EncodedMessage.whole(akka.util.ByteString.fromArrayUnsafe(r.toByteArray())));
+    }
+    return ranged(in, () -> {
+      KvApplier.RowsAnswer a = applier.rangeRows(member.store(), in);
+      return EncodedRange.encode(member.header(a.revision()), a);
+    });
+  }
+
+  private <T> CompletionStage<T> ranged(RangeRequest in, Supplier<T> answer) {
     return EtcdFailures.guarded(() -> {
       KvRequestValidator.checkRange(in);
       if (!in.getSerializable() && member.isLearner()) {
         throw EtcdError.NOT_SUPPORTED_FOR_LEARNER.exception(); // a learner serves serializable reads only
       }
-      return read(in.getSerializable(), () -> {
-        RangeResponse r = applier.range(member.store(), in);
-        return r.toBuilder().setHeader(member.header(r.getHeader().getRevision())).build();
-      });
+      return read(in.getSerializable(), answer);
     });
   }
 

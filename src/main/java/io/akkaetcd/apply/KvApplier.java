@@ -8,6 +8,7 @@ import io.akkaetcd.errors.EtcdException;
 import io.akkaetcd.mvcc.KeyOrder;
 import io.akkaetcd.mvcc.KvStore;
 import io.akkaetcd.mvcc.KvStore.RangeResult;
+import io.akkaetcd.mvcc.RangeRows;
 import io.akkaetcd.proto.etcdserverpb.CompactionRequest;
 import io.akkaetcd.proto.etcdserverpb.CompactionResponse;
 import io.akkaetcd.proto.etcdserverpb.Compare;
@@ -78,6 +79,45 @@ public final class KvApplier {
     } finally {
       view.ended(observer);
     }
+  }
+
+  /**
+   * A Range answered by its stored rows ({@link #answersWithRows}), for a transport that encodes
+   * the response from them rather than building it: the header's revision, the rows (the caller
+   * closes them) and whether more keys lie past the limit.
+   */
+  public record RowsAnswer(long revision, RangeRows rows, boolean more) {}
+
+  /**
+   * Whether {@link #rangeRows} can answer {@code r}: no filters, no count only, and in ascending key
+   * order, which is the store's; anything else is sorted or filtered in memory by {@link #range}.
+   */
+  public static boolean answersWithRows(RangeRequest r) {
+    boolean filtered = r.getMinModRevision() != 0 || r.getMaxModRevision() != 0
+        || r.getMinCreateRevision() != 0 || r.getMaxCreateRevision() != 0;
+    int order = r.getSortOrderValue();
+    return !filtered && !r.getCountOnly() && r.getSortTarget() == RangeRequest.SortTarget.KEY
+        && (order == RangeRequest.SortOrder.NONE_VALUE || order == RangeRequest.SortOrder.ASCEND_VALUE);
+  }
+
+  /**
+   * {@link #range} as rows: the same keys, count and more, with the header at the current revision.
+   *
+   * @throws IllegalArgumentException if {@code r} is not {@link #answersWithRows}
+   */
+  public RowsAnswer rangeRows(KvStore store, RangeRequest r) {
+    if (!answersWithRows(r)) {
+      throw new IllegalArgumentException("a sorted, filtered or count-only range is built in memory");
+    }
+    validate(r);
+    long rev = store.currentRevision();
+    if (r.getRevision() > rev) {
+      throw EtcdError.FUTURE_REV.exception();
+    }
+    RangeRows rows = store.rangeRows(r.getKey(), r.getRangeEnd(), r.getRevision() > 0 ? r.getRevision() : rev,
+        r.getLimit(), r.getKeysOnly());
+    observer.ended(1, 0, 0, 0);
+    return new RowsAnswer(rev, rows, r.getLimit() > 0 && rows.count() > r.getLimit());
   }
 
   /**

@@ -8,6 +8,7 @@ import io.akkaetcd.proto.mvccpb.KeyValue;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Consumer;
 import org.iq80.leveldb.DB;
 import org.iq80.leveldb.ReadOptions;
 import org.iq80.leveldb.Snapshot;
@@ -36,6 +37,19 @@ final class KvReads {
 
   private RangeResult readRange(ByteString key, ByteString rangeEnd, long rev, long limit, boolean countOnly) {
     long current = index.currentRevision();
+    long at = readable(current, rev);
+    RangeResult r;
+    try {
+      r = rangeAt(key, rangeEnd, at, limit, countOnly, null, index.liveKeysAt(at));
+    } catch (IllegalStateException missing) {
+      throw overtaken(at, missing);
+    }
+    checkNotOvertaken(at);
+    return new RangeResult(r.kvs(), r.count(), current);
+  }
+
+  /** The revision a committed read at {@code rev} reads (0: the current one), if it is readable. */
+  private long readable(long current, long rev) {
     long at = rev <= 0 ? current : rev;
     if (at > current) {
       throw EtcdError.FUTURE_REV.exception();
@@ -43,20 +57,19 @@ final class KvReads {
     if (at < index.compactRevision()) {
       throw EtcdError.COMPACTED.exception();
     }
-    RangeResult r;
-    try {
-      r = rangeAt(key, rangeEnd, at, limit, countOnly, null, index.liveKeysAt(at));
-    } catch (IllegalStateException missing) {
-      if (at < index.compactRevision()) {
-        throw EtcdError.COMPACTED.exception();
-      }
-      throw missing;
-    }
+    return at;
+  }
+
+  /** A compaction that overtook a read at {@code at}: what it saw may be incomplete. */
+  private void checkNotOvertaken(long at) {
     if (at < index.compactRevision()) {
-      // A compaction overtook this read: what it saw may be incomplete.
       throw EtcdError.COMPACTED.exception();
     }
-    return new RangeResult(r.kvs(), r.count(), current);
+  }
+
+  /** A row missing from disk: COMPACTED if a compaction overtook the read, else the store is corrupt. */
+  private RuntimeException overtaken(long at, IllegalStateException missing) {
+    return at < index.compactRevision() ? EtcdError.COMPACTED.exception() : missing;
   }
 
   /**
@@ -72,21 +85,62 @@ final class KvReads {
     }
     DB db = backend.db();
     List<KeyValue> kvs = new ArrayList<>();
+    long count = walk(key, rangeEnd, at, limit, live, countOnly ? null : rev -> kvs.add(value(db, rev, overlay)));
+    return new RangeResult(kvs, count, at);
+  }
+
+  /**
+   * Visits the revisions a Range at {@code at} returns, in key order, up to {@code limit}
+   * ({@code take} null: none); returns the range's count. With {@code live} the count comes from
+   * it and the walk stops at the limit; without it the walk goes through the range to count.
+   */
+  private long walk(ByteString key, ByteString rangeEnd, long at, long limit, LiveKeySet live,
+      Consumer<Revision> take) {
     long count = 0;
+    long taken = 0;
     for (Map.Entry<byte[], KeyIndex> e : index.range(key, rangeEnd).entrySet()) {
       KeyIndex.Version v = e.getValue().live(at);
       if (v == null) {
         continue;
       }
-      if (live != null && limit > 0 && kvs.size() >= limit) {
+      if (live != null && limit > 0 && taken >= limit) {
         break;
       }
       count++;
-      if (!countOnly && (limit <= 0 || kvs.size() < limit)) {
-        kvs.add(value(db, v.revision(), overlay));
+      if (take != null && (limit <= 0 || taken < limit)) {
+        take.accept(v.revision());
+        taken++;
       }
     }
-    return new RangeResult(kvs, live != null && limit > 0 ? KvIndex.count(live, key, rangeEnd) : count, at);
+    return live != null && limit > 0 ? KvIndex.count(live, key, rangeEnd) : count;
+  }
+
+  /** {@link KvStore#rangeRows}. */
+  RangeRows rangeRows(ByteString key, ByteString rangeEnd, long rev, long limit, boolean keysOnly) {
+    return backend.guarded(() -> {
+      long at = readable(index.currentRevision(), rev);
+      RangeScan scan = new RangeScan(backend, keysOnly);
+      try {
+        DB db = backend.db();
+        scan.counted(walk(key, rangeEnd, at, limit, index.liveKeysAt(at), r -> scan.add(r, row(db, r))));
+        checkNotOvertaken(at);
+        return scan;
+      } catch (IllegalStateException missing) {
+        scan.close();
+        throw overtaken(at, missing);
+      } catch (RuntimeException e) {
+        scan.close();
+        throw e;
+      }
+    });
+  }
+
+  private static byte[] row(DB db, Revision rev) {
+    byte[] bytes = db.get(StoreLayout.revKey(rev, false));
+    if (bytes == null) {
+      throw new IllegalStateException("revision " + rev + " is in the index but not on disk");
+    }
+    return bytes;
   }
 
   /** The kv written at {@code rev}, from {@code overlay} (may be null) or else from disk. */
@@ -101,11 +155,7 @@ final class KvReads {
         return kv;
       }
     }
-    byte[] bytes = db.get(StoreLayout.revKey(rev, false));
-    if (bytes == null) {
-      throw new IllegalStateException("revision " + rev + " is in the index but not on disk");
-    }
-    return StoreLayout.parse(bytes);
+    return StoreLayout.parse(row(db, rev));
   }
 
   /** {@link KvStore#events}. */

@@ -53,6 +53,16 @@ public interface KvStore extends AutoCloseable {
   RangeResult range(ByteString key, ByteString rangeEnd, long rev, long limit, boolean countOnly);
 
   /**
+   * The same range as {@link #range} (without {@code countOnly}) as stored rows, for a response
+   * encoded from them without holding the range in memory; {@code keysOnly} drops the values.
+   * The caller closes it.
+   */
+  default RangeRows rangeRows(ByteString key, ByteString rangeEnd, long rev, long limit, boolean keysOnly) {
+    RangeResult r = range(key, rangeEnd, rev, limit, false);
+    return RangeRows.of(r.kvs(), r.count(), keysOnly);
+  }
+
+  /**
    * Starts the write transaction of one raft entry. Its reads see every earlier transaction of
    * the current batch and its own writes. Must be ended before the next one begins.
    */

@@ -154,6 +154,11 @@ public final class MvccStore implements KvStore {
   }
 
   @Override
+  public RangeRows rangeRows(ByteString key, ByteString rangeEnd, long rev, long limit, boolean keysOnly) {
+    return reads.rangeRows(key, rangeEnd, rev, limit, keysOnly);
+  }
+
+  @Override
   public List<Event> events(long fromRev, long toRev) {
     return reads.events(fromRev, toRev);
   }

@@ -87,4 +87,9 @@ final class StoreLayout {
       throw new IllegalStateException("corrupt revision in the MVCC store", e);
     }
   }
+
+  /** A revision row as a keys-only Range returns it: the same KeyValue without its value. */
+  static byte[] withoutValue(byte[] row) {
+    return parse(row).toBuilder().clearValue().build().toByteArray();
+  }
 }

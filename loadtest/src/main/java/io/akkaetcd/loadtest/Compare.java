@@ -384,9 +384,40 @@ public final class Compare {
     fig.put("1M keys: RSS MiB", server.rssBytes() / 1048576.0);
     // ten times the suite's keys: a count that does not walk them keeps its latency
     fig.put("1M keys: count_only p50 ms", runQuiet(server, COUNT_ALL + " --total 1000").get(0).percentileMs(50));
+    for (int ranges : new int[] {1, 8}) {
+      bigRanges(server, ranges, fig);
+    }
     server.stop();
     fig.put("1M keys: restart ms", (double) server.start());
     fig.put("1M keys: RSS MiB after restart", server.rssBytes() / 1048576.0);
+  }
+
+  /**
+   * {@code ranges} ranges over all 1,000,000 keys at once, no limit: the server's peak RSS over its
+   * RSS before them, and the time (#33 item 1). Every answer must hold every key.
+   */
+  private static void bigRanges(ServerUnderTest server, int ranges, Map<String, Double> fig) throws InterruptedException {
+    String label = ranges == 1 ? "1M keys: a full range" : "1M keys: " + ranges + " full ranges at once";
+    long before = server.rssBytes();
+    BigRange.Result r;
+    long peak;
+    try (RssSampler rss = new RssSampler(server)) {
+      r = BigRange.run(server.endpoint, ranges);
+      peak = rss.peakBytes();
+    } catch (InterruptedException e) {
+      throw e;
+    } catch (Exception e) {
+      System.err.printf("== %s: %s failed: %s%n", server.name(), label, e);
+      fig.put(label + ", failed", 1.0);
+      return;
+    }
+    for (BigRange.Answer a : r.answers()) {
+      System.err.printf("== %s: %s: %d kvs, count %d, %d bytes, digest %s%n", server.name(), label, a.kvs(), a.count(),
+          a.bytes(), a.digest());
+    }
+    fig.put(label + ", peak RSS growth MiB", (peak - before) / 1048576.0);
+    fig.put(label + ", seconds", r.seconds());
+    fig.put(label + ", response MiB", r.answers().get(0).bytes() / 1048576.0);
   }
 
   /** The median of a figure over the rounds. */

@@ -129,7 +129,12 @@ final class Rpc {
 
   /** One unary call; {@code done} gets the response or, on failure, null and the status. */
   static <Q, R> void call(ManagedChannel ch, MethodDescriptor<Q, R> m, Q req, BiConsumer<R, Status> done) {
-    ClientCall<Q, R> call = ch.newCall(m, CallOptions.DEFAULT);
+    call(ch, m, CallOptions.DEFAULT, req, done);
+  }
+
+  static <Q, R> void call(ManagedChannel ch, MethodDescriptor<Q, R> m, CallOptions options, Q req,
+      BiConsumer<R, Status> done) {
+    ClientCall<Q, R> call = ch.newCall(m, options);
     call.start(new ClientCall.Listener<>() {
       private R response;
 
@@ -149,8 +154,12 @@ final class Rpc {
   }
 
   static <Q, R> CompletableFuture<R> call(ManagedChannel ch, MethodDescriptor<Q, R> m, Q req) {
+    return call(ch, m, CallOptions.DEFAULT, req);
+  }
+
+  static <Q, R> CompletableFuture<R> call(ManagedChannel ch, MethodDescriptor<Q, R> m, CallOptions options, Q req) {
     CompletableFuture<R> f = new CompletableFuture<>();
-    call(ch, m, req, (r, s) -> {
+    call(ch, m, options, req, (r, s) -> {
       if (r != null) f.complete(r);
       else f.completeExceptionally(s.asRuntimeException());
     });
