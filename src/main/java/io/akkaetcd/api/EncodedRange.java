@@ -28,33 +28,25 @@ final class EncodedRange {
 
   private EncodedRange() {}
 
-  /** The answer's message; its rows are closed once read, or at once when the message is whole. */
+  /** The answer's message, whole when small; a streamed one reads its rows as it is sent. */
   static EncodedMessage encode(ResponseHeader header, KvApplier.RowsAnswer answer) {
     RangeRows rows = answer.rows();
-    boolean streamed = false;
-    try {
-      ByteString head = head(header);
-      ByteString tail = tail(answer.more(), rows.count());
-      long size = head.size() + (long) rows.size() + rows.delimitedBytes() + tail.size();
-      if (size > MAX_SEND_BYTES) {
-        throw new GrpcServiceException(Status.RESOURCE_EXHAUSTED.withDescription(
-            "grpc: trying to send message larger than max (" + size + " vs. " + MAX_SEND_BYTES + ")"));
-      }
-      if (size <= STREAM_BYTES) {
-        ByteString whole = head;
-        for (List<byte[]> chunk = rows.next(); !chunk.isEmpty(); chunk = rows.next()) {
-          whole = whole.concat(kvs(chunk));
-        }
-        return EncodedMessage.whole(whole.concat(tail).compact());
-      }
-      streamed = true;
-      return EncodedMessage.streamed(size,
-          Source.unfoldResource(() -> new Parts(head, rows, tail, size), Parts::next, Parts::close));
-    } finally {
-      if (!streamed) {
-        rows.close();
-      }
+    ByteString head = head(header);
+    ByteString tail = tail(answer.more(), rows.count());
+    long size = head.size() + (long) rows.size() + rows.delimitedBytes() + tail.size();
+    if (size > MAX_SEND_BYTES) {
+      throw new GrpcServiceException(Status.RESOURCE_EXHAUSTED.withDescription(
+          "grpc: trying to send message larger than max (" + size + " vs. " + MAX_SEND_BYTES + ")"));
     }
+    if (size > STREAM_BYTES) {
+      return EncodedMessage.streamed(size,
+          Source.unfoldResource(() -> new Parts(head, rows, tail, size), Parts::next, parts -> { }));
+    }
+    ByteString whole = head;
+    for (List<byte[]> chunk = rows.next(); !chunk.isEmpty(); chunk = rows.next()) {
+      whole = whole.concat(kvs(chunk));
+    }
+    return EncodedMessage.whole(whole.concat(tail).compact());
   }
 
   private static ByteString head(ResponseHeader header) {
@@ -138,10 +130,6 @@ final class EncodedRange {
       }
       sent += part.size();
       return Optional.of(part);
-    }
-
-    void close() {
-      rows.close();
     }
   }
 }

@@ -83,8 +83,8 @@ public final class KvApplier {
 
   /**
    * A Range answered by its stored rows ({@link #answersWithRows}), for a transport that encodes
-   * the response from them rather than building it: the header's revision, the rows (the caller
-   * closes them) and whether more keys lie past the limit.
+   * the response from them rather than building it: the header's revision, the rows and whether
+   * more keys lie past the limit.
    */
   public record RowsAnswer(long revision, RangeRows rows, boolean more) {}
 

@@ -204,6 +204,7 @@ final class ApplyBatch {
       KeyValue kv = KeyValue.newBuilder().setKey(key).setValue(value).setLease(lease)
           .setCreateRevision(v.createRevision()).setModRevision(rev).setVersion(v.version()).build();
       write(r, false, kv);
+      history.rowWritten(kv.getSerializedSize());
       Event.Builder ev = Event.newBuilder().setType(Event.EventType.PUT).setKv(kv);
       if (prev != null) {
         ev.setPrevKv(prev);

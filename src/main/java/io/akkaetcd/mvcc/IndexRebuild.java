@@ -85,9 +85,9 @@ final class IndexRebuild {
     }
     KeyIndex history = table.historyOf(kv.key());
     if (tombstone) {
-      history.append(rev, true, 0, 0);
+      history.append(rev, true, 0, 0, 0);
     } else {
-      history.append(rev, false, kv.createRevision(), kv.version());
+      history.append(rev, false, kv.createRevision(), kv.version(), value.length);
     }
     rows++;
   }

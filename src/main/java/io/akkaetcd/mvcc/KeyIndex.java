@@ -33,13 +33,24 @@ import java.util.List;
  * {@link Version} records callers see are made on each read.
  */
 public final class KeyIndex {
-  /** One write of the key. */
-  public record Version(Revision revision, boolean tombstone, long createRevision, long version) {}
+  /**
+   * One write of the key; {@code rowBytes} is the size of its stored row (the KeyValue as written),
+   * 0 where not known (a delete, a row of a gigabyte or more).
+   */
+  public record Version(Revision revision, boolean tombstone, long createRevision, long version, int rowBytes) {}
 
-  /** Longs per write: main, sub (with {@link #TOMBSTONE}), create revision, version. */
+  /** Longs per write: main, sub (with its row's size and {@link #TOMBSTONE}), create revision, version. */
   private static final int SLOTS = 4;
-  /** Marks a delete in the sub slot; a sub revision never comes near it (etcd's is an int). */
+  /** Marks a delete in the sub slot. */
   private static final long TOMBSTONE = 1L << 62;
+  /**
+   * The sub revision's bits in its slot: a sub revision counts a txn's operations, which a request
+   * of at most 2 GiB (gRPC's limit) keeps far below 2^32.
+   */
+  private static final long SUB = 0xFFFF_FFFFL;
+  /** The row's size sits above the sub revision, below the tombstone mark: under 2^30 bytes. */
+  private static final int ROW_SHIFT = 32;
+  private static final long ROW_LIMIT = 1L << 30;
   private static final long[] NONE = new long[0];
 
   /** The key, never changed: {@link KeyTable} finds a history by it. */
@@ -106,7 +117,7 @@ public final class KeyIndex {
   boolean contains(Revision rev) {
     View v = snapshot();
     for (int i = v.indexAt(rev.main()); i >= 0 && v.main(i) == rev.main(); i--) {
-      if ((v.slots[i * SLOTS + 1] & ~TOMBSTONE) == rev.sub()) {
+      if ((v.slots[i * SLOTS + 1] & SUB) == rev.sub()) {
         return true;
       }
     }
@@ -139,10 +150,23 @@ public final class KeyIndex {
     long[] s = slots;
     int n = size;
     if (n == 0 || (s[(n - 1) * SLOTS + 1] & TOMBSTONE) != 0) {
-      return append(rev, false, rev.main(), 1);
+      return append(rev, false, rev.main(), 1, 0);
     }
     int last = (n - 1) * SLOTS;
-    return append(rev, false, s[last + 2], s[last + 3] + 1);
+    return append(rev, false, s[last + 2], s[last + 3] + 1, 0);
+  }
+
+  /**
+   * Records the size of the newest write's row, once it is encoded: before the write's revision is
+   * published, so no reader at a committed revision reads the slot while it changes.
+   */
+  void rowWritten(int rowBytes) {
+    int at = (size - 1) * SLOTS + 1;
+    slots[at] |= rowBits(rowBytes);
+  }
+
+  private static long rowBits(int rowBytes) {
+    return rowBytes > 0 && rowBytes < ROW_LIMIT ? (long) rowBytes << ROW_SHIFT : 0;
   }
 
   /** Whether the latest write is a put: the key is live at the newest revision. Writer's view. */
@@ -157,17 +181,17 @@ public final class KeyIndex {
     if (n == 0 || (slots[(n - 1) * SLOTS + 1] & TOMBSTONE) != 0) {
       throw new IllegalStateException("deleting a key that is not live");
     }
-    return append(rev, true, 0, 0);
+    return append(rev, true, 0, 0, 0);
   }
 
   /** Appends a write. Returns this. */
   KeyIndex append(Version v) {
-    return append(v.revision(), v.tombstone(), v.createRevision(), v.version());
+    return append(v.revision(), v.tombstone(), v.createRevision(), v.version(), v.rowBytes());
   }
 
-  /** Appends a write given by its fields. Returns this. */
-  KeyIndex append(Revision rev, boolean tombstone, long createRevision, long version) {
-    if (rev.main() <= 0 || rev.sub() < 0 || rev.sub() >= TOMBSTONE) {
+  /** Appends a write given by its fields ({@code rowBytes} 0: not known). Returns this. */
+  KeyIndex append(Revision rev, boolean tombstone, long createRevision, long version, int rowBytes) {
+    if (rev.main() <= 0 || rev.sub() < 0 || rev.sub() > SUB) {
       throw new IllegalArgumentException("not a revision of a write: " + rev);
     }
     long[] s = slots;
@@ -175,7 +199,7 @@ public final class KeyIndex {
     if (n > 0) {
       int last = (n - 1) * SLOTS;
       long lastMain = s[last];
-      if (lastMain > rev.main() || lastMain == rev.main() && (s[last + 1] & ~TOMBSTONE) >= rev.sub()) {
+      if (lastMain > rev.main() || lastMain == rev.main() && (s[last + 1] & SUB) >= rev.sub()) {
         throw new IllegalStateException("revisions must increase: " + rev);
       }
     }
@@ -185,7 +209,7 @@ public final class KeyIndex {
       s = Arrays.copyOf(s, (n + (n >> 1) + 1) * SLOTS); // a first write gets room for one
     }
     s[at] = rev.main();
-    s[at + 1] = rev.sub() | (tombstone ? TOMBSTONE : 0);
+    s[at + 1] = rev.sub() | rowBits(rowBytes) | (tombstone ? TOMBSTONE : 0);
     s[at + 2] = createRevision;
     s[at + 3] = version;
     if (grow) {
@@ -208,7 +232,8 @@ public final class KeyIndex {
     Version version(int i) {
       int at = i * SLOTS;
       long sub = slots[at + 1];
-      return new Version(new Revision(slots[at], sub & ~TOMBSTONE), (sub & TOMBSTONE) != 0, slots[at + 2], slots[at + 3]);
+      return new Version(new Revision(slots[at], sub & SUB), (sub & TOMBSTONE) != 0, slots[at + 2], slots[at + 3],
+          (int) ((sub & ~TOMBSTONE) >>> ROW_SHIFT));
     }
 
     /** Index of the newest write whose main revision is at or before {@code atRev}, or -1. */

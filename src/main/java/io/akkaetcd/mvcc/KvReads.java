@@ -85,17 +85,17 @@ final class KvReads {
     }
     DB db = backend.db();
     List<KeyValue> kvs = new ArrayList<>();
-    long count = walk(key, rangeEnd, at, limit, live, countOnly ? null : rev -> kvs.add(value(db, rev, overlay)));
+    long count = walk(key, rangeEnd, at, limit, live, countOnly ? null : v -> kvs.add(value(db, v.revision(), overlay)));
     return new RangeResult(kvs, count, at);
   }
 
   /**
-   * Visits the revisions a Range at {@code at} returns, in key order, up to {@code limit}
+   * Visits the versions a Range at {@code at} returns, in key order, up to {@code limit}
    * ({@code take} null: none); returns the range's count. With {@code live} the count comes from
    * it and the walk stops at the limit; without it the walk goes through the range to count.
    */
   private long walk(ByteString key, ByteString rangeEnd, long at, long limit, LiveKeySet live,
-      Consumer<Revision> take) {
+      Consumer<KeyIndex.Version> take) {
     long count = 0;
     long taken = 0;
     for (Map.Entry<byte[], KeyIndex> e : index.range(key, rangeEnd).entrySet()) {
@@ -108,7 +108,7 @@ final class KvReads {
       }
       count++;
       if (take != null && (limit <= 0 || taken < limit)) {
-        take.accept(v.revision());
+        take.accept(v);
         taken++;
       }
     }
@@ -119,19 +119,14 @@ final class KvReads {
   RangeRows rangeRows(ByteString key, ByteString rangeEnd, long rev, long limit, boolean keysOnly) {
     return backend.guarded(() -> {
       long at = readable(index.currentRevision(), rev);
-      RangeScan scan = new RangeScan(backend, keysOnly);
+      RangeScan scan = new RangeScan(backend, index.range(key, rangeEnd), at, keysOnly, () -> checkNotOvertaken(at));
       try {
-        DB db = backend.db();
-        scan.counted(walk(key, rangeEnd, at, limit, index.liveKeysAt(at), r -> scan.add(r, row(db, r))));
-        checkNotOvertaken(at);
-        return scan;
+        scan.counted(walk(key, rangeEnd, at, limit, index.liveKeysAt(at), scan::add));
       } catch (IllegalStateException missing) {
-        scan.close();
         throw overtaken(at, missing);
-      } catch (RuntimeException e) {
-        scan.close();
-        throw e;
       }
+      checkNotOvertaken(at);
+      return scan;
     });
   }
 

@@ -55,7 +55,6 @@ public interface KvStore extends AutoCloseable {
   /**
    * The same range as {@link #range} (without {@code countOnly}) as stored rows, for a response
    * encoded from them without holding the range in memory; {@code keysOnly} drops the values.
-   * The caller closes it.
    */
   default RangeRows rangeRows(ByteString key, ByteString rangeEnd, long rev, long limit, boolean keysOnly) {
     RangeResult r = range(key, rangeEnd, rev, limit, false);

@@ -8,9 +8,9 @@ import java.util.List;
  * The live keys of a range at one revision as their stored rows (each a {@link KeyValue} in
  * protobuf's bytes), handed out in key order a chunk at a time, so a response can be encoded from
  * them without holding the range in memory (etcd #12342). The sizes are known before the first
- * chunk is read, as a length-prefixed message needs. One reader at a time; the caller closes it.
+ * chunk is read, as a length-prefixed message needs. One reader at a time.
  */
-public interface RangeRows extends AutoCloseable {
+public interface RangeRows {
   /** The live keys in the range (all of them, not only the rows held up to the limit). */
   long count();
 
@@ -25,10 +25,6 @@ public interface RangeRows extends AutoCloseable {
 
   /** The next rows in key order, about a chunk's worth; empty once all were handed out. */
   List<byte[]> next();
-
-  /** Frees what the rows hold (a LevelDB snapshot); idempotent. */
-  @Override
-  void close();
 
   /** Rows already in memory, e.g. from {@link KvStore#range}. */
   static RangeRows of(List<KeyValue> kvs, long count, boolean keysOnly) {
@@ -59,9 +55,6 @@ public interface RangeRows extends AutoCloseable {
         handedOut = true;
         return out;
       }
-
-      @Override
-      public void close() {}
     };
   }
 }

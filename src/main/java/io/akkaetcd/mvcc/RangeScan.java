@@ -1,64 +1,77 @@
 package io.akkaetcd.mvcc;
 
 import com.google.protobuf.CodedOutputStream;
-import java.lang.ref.Cleaner;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
+import java.util.Map;
+import java.util.NavigableMap;
 import org.iq80.leveldb.ReadOptions;
-import org.iq80.leveldb.Snapshot;
 
 /**
- * {@link RangeRows} read from LevelDB. The first pass ({@link KvReads#rangeRows}) reads every row
- * to size it and records its revision; it keeps the rows while they add up to at most
- * {@value #KEEP_BYTES} bytes. Past that it drops them and takes a LevelDB snapshot, and
- * {@link #next} reads them again from it by the recorded revisions, so a compaction during the
- * range cannot change what it hands out. Memory: 16 bytes a row, plus a chunk.
+ * {@link RangeRows} read from LevelDB. The first pass ({@link KvReads#rangeRows}) sizes the rows
+ * and keeps them while they add up to at most {@value #KEEP_BYTES} bytes; past that it drops
+ * them and takes the sizes from the key index, where it knows them. {@link #next} then walks the
+ * key index again from where the last chunk ended, reading each live key's row at the range's
+ * revision. Memory: one chunk, whatever the range.
+ *
+ * <p>Both walks see the same rows while the store is not compacted past the range's revision
+ * (a compaction at or below it keeps every row live at it); past it, a chunk fails with
+ * COMPACTED.
  */
 final class RangeScan implements RangeRows {
   /** Rows kept from the first pass while they add up to at most this; past it they are read again. */
   static final long KEEP_BYTES = 1 << 20;
-  /** About how many bytes one {@link #next} reads from the snapshot. */
+  /** About how many bytes one {@link #next} reads. */
   static final long CHUNK_BYTES = 256 << 10;
-  /** Frees the snapshot of a range that was dropped without being closed. */
-  private static final Cleaner CLEANER = Cleaner.create();
+  private static final ReadOptions UNCACHED = new ReadOptions().fillCache(false);
+
+  /** Throws COMPACTED if the store was compacted past the range's revision. */
+  interface Overtaken {
+    void check();
+  }
 
   private final Backend backend;
+  private final NavigableMap<byte[], KeyIndex> range;
+  private final long at;
   private final boolean keysOnly;
-  private long[] mains = new long[8];
-  private long[] subs = new long[8];
+  private final Overtaken overtaken;
   private int size;
   private long bytes;
   private long count;
   private List<byte[]> kept = new ArrayList<>();
-  private int nextRow;
-  /** Set once the kept rows pass {@link #KEEP_BYTES}. */
-  private Hold hold;
-  private Cleaner.Cleanable cleanable;
+  private int handedOut;
+  /** The key of the last row handed out, where the next chunk's walk starts after. */
+  private byte[] lastKey;
 
-  RangeScan(Backend backend, boolean keysOnly) {
+  RangeScan(Backend backend, NavigableMap<byte[], KeyIndex> range, long at, boolean keysOnly, Overtaken overtaken) {
     this.backend = backend;
+    this.range = range;
+    this.at = at;
     this.keysOnly = keysOnly;
+    this.overtaken = overtaken;
   }
 
-  /** First pass, under the backend's read lock: one row, in key order. */
-  void add(Revision rev, byte[] row) {
-    if (size == mains.length) {
-      mains = Arrays.copyOf(mains, size + (size >> 1));
-      subs = Arrays.copyOf(subs, mains.length);
-    }
-    mains[size] = rev.main();
-    subs[size] = rev.sub();
+  /**
+   * First pass, under the backend's read lock: the next live version, in key order. Its row is read
+   * while rows are kept, or when the index does not know its size (or the answer drops values).
+   */
+  void add(KeyIndex.Version v) {
     size++;
+    if (kept == null && v.rowBytes() > 0 && !keysOnly) {
+      bytes += CodedOutputStream.computeUInt32SizeNoTag(v.rowBytes()) + v.rowBytes();
+      return;
+    }
+    Revision rev = v.revision();
+    byte[] row = kept != null ? backend.db().get(StoreLayout.revKey(rev, false)) : uncached(rev);
+    if (row == null) {
+      throw new IllegalStateException("revision " + rev + " is in the index but not on disk");
+    }
     byte[] out = keysOnly ? StoreLayout.withoutValue(row) : row;
     bytes += CodedOutputStream.computeUInt32SizeNoTag(out.length) + out.length;
     if (kept != null) {
       kept.add(out);
       if (bytes > KEEP_BYTES) {
         kept = null;
-        hold = new Hold(backend, backend.db().getSnapshot());
-        backend.pin(hold);
-        cleanable = CLEANER.register(this, hold);
       }
     }
   }
@@ -87,64 +100,51 @@ final class RangeScan implements RangeRows {
     if (kept != null) {
       List<byte[]> out = kept;
       kept = List.of();
-      nextRow = size;
+      handedOut = size;
       return out;
     }
-    return nextRow == size ? List.of() : backend.guarded(this::readChunk);
+    return handedOut == size ? List.of() : backend.guarded(this::readChunk);
   }
 
+  /** The next chunk: about {@value #CHUNK_BYTES} bytes of rows, in key order. */
   private List<byte[]> readChunk() {
     List<byte[]> out = new ArrayList<>();
-    synchronized (hold) {
-      if (hold.released) {
-        throw new IllegalStateException("the store was closed or replaced during the range");
+    long read = 0;
+    for (Map.Entry<byte[], KeyIndex> e : (lastKey == null ? range : range.tailMap(lastKey, false)).entrySet()) {
+      if (handedOut == size || read >= CHUNK_BYTES) {
+        break;
       }
-      ReadOptions options = new ReadOptions().snapshot(hold.snapshot).fillCache(false);
-      long read = 0;
-      while (nextRow < size && read < CHUNK_BYTES) {
-        Revision rev = new Revision(mains[nextRow], subs[nextRow]);
-        byte[] row = backend.db().get(StoreLayout.revKey(rev, false), options);
-        if (row == null) {
-          throw new IllegalStateException("revision " + rev + " is in the snapshot's range but not on disk");
-        }
-        out.add(keysOnly ? StoreLayout.withoutValue(row) : row);
-        read += row.length;
-        nextRow++;
+      KeyIndex.Version v = e.getValue().live(at);
+      if (v == null) {
+        continue;
       }
+      byte[] row = checked(v, uncached(v.revision()));
+      out.add(keysOnly ? StoreLayout.withoutValue(row) : row);
+      read += row.length;
+      handedOut++;
+      lastKey = e.getKey();
     }
+    overtaken.check(); // what this chunk walked is the first pass's only if nothing compacted past it
     return out;
   }
 
-  @Override
-  public void close() {
-    if (cleanable != null) {
-      cleanable.clean(); // runs the hold once, whoever comes first
+  private byte[] checked(KeyIndex.Version v, byte[] row) {
+    if (row == null) {
+      overtaken.check();
+      throw new IllegalStateException("revision " + v.revision() + " is in the index but not on disk");
     }
+    if (v.rowBytes() > 0 && row.length != v.rowBytes()) {
+      throw new IllegalStateException("the row of revision " + v.revision() + " has " + row.length
+          + " bytes, the index says " + v.rowBytes());
+    }
+    return row;
   }
 
-  /** The snapshot, released once: by {@link #close}, by the cleaner, or when the store closes. */
-  private static final class Hold implements Backend.Pinned, Runnable {
-    private final Backend backend;
-    private final Snapshot snapshot;
-    private boolean released; // guarded by this
-
-    Hold(Backend backend, Snapshot snapshot) {
-      this.backend = backend;
-      this.snapshot = snapshot;
-    }
-
-    @Override
-    public synchronized void release() {
-      if (!released) {
-        released = true;
-        backend.unpin(this);
-        Backend.closeQuietly(snapshot);
-      }
-    }
-
-    @Override
-    public void run() {
-      backend.underReadLock(this::release);
-    }
+  /**
+   * The row at {@code rev} read around the block cache, as LevelDB advises for bulk reads: a large
+   * range neither evicts the hot blocks nor grows the member by the cache's size. Null if absent.
+   */
+  private byte[] uncached(Revision rev) {
+    return backend.db().get(StoreLayout.revKey(rev, false), UNCACHED);
   }
 }

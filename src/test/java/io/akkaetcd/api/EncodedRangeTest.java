@@ -1,6 +1,7 @@
 package io.akkaetcd.api;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertDoesNotThrow;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -10,6 +11,7 @@ import akka.actor.ActorSystem;
 import akka.stream.Materializer;
 import akka.util.ByteString;
 import io.akkaetcd.apply.KvApplier;
+import io.akkaetcd.errors.EtcdError;
 import io.akkaetcd.mvcc.MvccStore;
 import io.akkaetcd.proto.etcdserverpb.CompactionRequest;
 import io.akkaetcd.proto.etcdserverpb.DeleteRangeRequest;
@@ -30,7 +32,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * A Range encoded from the stored rows is byte for byte the RangeResponse the applier builds, whole
- * and streamed, and a streamed one reads the store as it was when the range was asked.
+ * and streamed; a streamed one reads the store as it was when the range was asked, or ends
+ * COMPACTED if a compaction overtakes it.
  */
 class EncodedRangeTest {
   private static final int KEYS = 3000;
@@ -109,18 +112,47 @@ class EncodedRangeTest {
   }
 
   @Test
-  void aStreamedRangeReadsTheStoreAsItWasAsked() throws Exception {
+  void aReopenedStoreKnowsItsRowsAgain() throws Exception {
+    RangeRequest r = all().build();
+    byte[] before = applier.range(store, r).toBuilder().setHeader(HEADER).build().toByteArray();
+    store.close();
+    store = MvccStore.open(dir); // the key index rebuilt from the rows, their sizes with it
+    EncodedMessage encoded = EncodedRange.encode(HEADER, applier.rangeRows(store, r));
+    assertTrue(encoded.isStreamed());
+    assertArrayEquals(before, bytes(encoded));
+  }
+
+  @Test
+  void aStreamedRangeReadsTheStoreAsItWasAsked() {
     RangeRequest r = all().build();
     byte[] before = applier.range(store, r).toBuilder().setHeader(HEADER).build().toByteArray();
     EncodedMessage encoded = EncodedRange.encode(HEADER, applier.rangeRows(store, r));
     assertTrue(encoded.isStreamed());
+    for (int i = 0; i < KEYS; i += 2) {
+      put(key(i), new byte[] {1, 2, 3}, 0);
+    }
+    put("k00000a", new byte[] {4}, 0); // a key new since, in the middle of the range
+    applier.deleteRange(store, ++index, DeleteRangeRequest.newBuilder().setKey(bs(key(100))).setRangeEnd(bs(key(200))).build());
+    store.commitBatch();
+    compact(store.currentRevision() - KEYS); // below the range's revision: every row it reads stays
+    assertArrayEquals(before, bytes(encoded));
+  }
+
+  @Test
+  void aCompactionPastAStreamedRangeEndsItCompacted() {
+    EncodedMessage encoded = EncodedRange.encode(HEADER, applier.rangeRows(store, all().build()));
     for (int i = 0; i < KEYS; i++) {
       put(key(i), new byte[] {1, 2, 3}, 0);
     }
-    var compacted = applier.compact(store, CompactionRequest.newBuilder().setRevision(store.currentRevision()).build());
+    compact(store.currentRevision());
+    Exception e = assertThrows(Exception.class, () -> bytes(encoded));
+    assertTrue(String.valueOf(e.getCause()).contains(EtcdError.COMPACTED.text()), e.toString());
+  }
+
+  private void compact(long revision) {
+    var compacted = applier.compact(store, CompactionRequest.newBuilder().setRevision(revision).build());
     store.commitBatch();
-    compacted.durable().toCompletableFuture().get(30, TimeUnit.SECONDS);
-    assertArrayEquals(before, bytes(encoded));
+    assertDoesNotThrow(() -> compacted.durable().toCompletableFuture().get(30, TimeUnit.SECONDS));
   }
 
   @Test

@@ -59,17 +59,26 @@ class RevisionAndKeyIndexTest {
 
   @Test
   void everyFieldOfAWriteComesBackFromThePackedSlots() {
-    KeyIndex k = new KeyIndex(new byte[] {1}).put(new Revision(3, 7)).put(new Revision(5, Integer.MAX_VALUE))
-        .tombstone(new Revision(9, 1)).put(new Revision(Long.MAX_VALUE, 0));
+    KeyIndex k = new KeyIndex(new byte[] {1}).put(new Revision(3, 7));
+    k.rowWritten(300);
+    k.put(new Revision(5, 0xFFFF_FFFFL));
+    k.rowWritten((1 << 30) - 1);
+    k.tombstone(new Revision(9, 1)).put(new Revision(Long.MAX_VALUE, 0));
+    k.rowWritten(1 << 30); // too large to record: not known
+    k.append(new Revision(Long.MAX_VALUE, 1), false, 1, 2, Integer.MAX_VALUE);
     assertEquals(List.of(
-        new KeyIndex.Version(new Revision(3, 7), false, 3, 1),
-        new KeyIndex.Version(new Revision(5, Integer.MAX_VALUE), false, 3, 2),
-        new KeyIndex.Version(new Revision(9, 1), true, 0, 0),
-        new KeyIndex.Version(new Revision(Long.MAX_VALUE, 0), false, Long.MAX_VALUE, 1)), k.versions());
+        new KeyIndex.Version(new Revision(3, 7), false, 3, 1, 300),
+        new KeyIndex.Version(new Revision(5, 0xFFFF_FFFFL), false, 3, 2, (1 << 30) - 1),
+        new KeyIndex.Version(new Revision(9, 1), true, 0, 0, 0),
+        new KeyIndex.Version(new Revision(Long.MAX_VALUE, 0), false, Long.MAX_VALUE, 1, 0),
+        new KeyIndex.Version(new Revision(Long.MAX_VALUE, 1), false, 1, 2, 0)), k.versions());
     assertTrue(k.contains(new Revision(9, 1)), "the tombstone mark is not part of the sub revision");
+    assertTrue(k.contains(new Revision(5, 0xFFFF_FFFFL)), "nor is the row's size");
     assertFalse(k.contains(new Revision(9, 0)));
     assertThrows(IllegalArgumentException.class, () -> new KeyIndex(new byte[] {1}).put(new Revision(0, 0)),
         "main revision 0 marks a free slot, so no write may have it");
+    assertThrows(IllegalArgumentException.class, () -> new KeyIndex(new byte[] {1}).put(new Revision(1, 1L << 32)),
+        "a sub revision has 32 bits");
   }
 
   @Test

@@ -399,11 +399,14 @@ public final class Compare {
   private static void bigRanges(ServerUnderTest server, int ranges, Map<String, Double> fig) throws InterruptedException {
     String label = ranges == 1 ? "1M keys: a full range" : "1M keys: " + ranges + " full ranges at once";
     long before = server.rssBytes();
+    long beforeAnon = server.rssAnonBytes();
     BigRange.Result r;
     long peak;
+    long peakAnon;
     try (RssSampler rss = new RssSampler(server)) {
       r = BigRange.run(server.endpoint, ranges);
       peak = rss.peakBytes();
+      peakAnon = rss.peakAnonBytes();
     } catch (InterruptedException e) {
       throw e;
     } catch (Exception e) {
@@ -416,6 +419,7 @@ public final class Compare {
           a.bytes(), a.digest());
     }
     fig.put(label + ", peak RSS growth MiB", (peak - before) / 1048576.0);
+    fig.put(label + ", peak anonymous RSS growth MiB", (peakAnon - beforeAnon) / 1048576.0);
     fig.put(label + ", seconds", r.seconds());
     fig.put(label + ", response MiB", r.answers().get(0).bytes() / 1048576.0);
   }

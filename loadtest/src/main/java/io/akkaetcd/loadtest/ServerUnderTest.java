@@ -204,9 +204,18 @@ final class ServerUnderTest implements AutoCloseable {
 
   /** Resident set size in bytes (VmRSS). */
   long rssBytes() {
+    return statusBytes("VmRSS:");
+  }
+
+  /** The resident set's private part: without mapped files (LevelDB's tables, bbolt's file). */
+  long rssAnonBytes() {
+    return statusBytes("RssAnon:");
+  }
+
+  private long statusBytes(String field) {
     try {
       for (String line : Files.readAllLines(Path.of("/proc", Long.toString(pid()), "status"))) {
-        if (line.startsWith("VmRSS:")) return Long.parseLong(line.replaceAll("[^0-9]", "")) * 1024;
+        if (line.startsWith(field)) return Long.parseLong(line.replaceAll("[^0-9]", "")) * 1024;
       }
       return -1;
     } catch (IOException e) {
