@@ -108,6 +108,30 @@ class JetcdKvTest {
     assertEquals(0, kv.get(b("jk/"), GetOption.builder().isPrefix(true).build()).get().getCount());
   }
 
+  /** A range over 1 MiB is streamed from the store (#33): jetcd reads the same keys, values and count. */
+  @Test
+  void aRangeOverAMebibyteArrivesWhole() throws Exception {
+    byte[] value = new byte[40_000];
+    for (int i = 0; i < 60; i++) { // 2.4 MB, under jetcd's 4 MiB inbound limit
+      java.util.Arrays.fill(value, (byte) i);
+      kv.put(b(String.format("jbig/%02d", i)), ByteSequence.from(value)).get();
+    }
+    GetResponse all = kv.get(b("jbig/"), GetOption.builder().isPrefix(true).build()).get();
+    assertEquals(60, all.getCount());
+    assertEquals(60, all.getKvs().size());
+    for (int i = 0; i < 60; i++) {
+      KeyValue k = all.getKvs().get(i);
+      assertEquals(String.format("jbig/%02d", i), s(k.getKey()));
+      assertEquals(40_000, k.getValue().size());
+      assertEquals((byte) i, k.getValue().getBytes()[39_999]);
+    }
+    GetResponse limited = kv.get(b("jbig/"), GetOption.builder().isPrefix(true).withLimit(50).build()).get();
+    assertEquals(60, limited.getCount());
+    assertEquals(50, limited.getKvs().size());
+    assertTrue(limited.isMore());
+    kv.delete(b("jbig/"), DeleteOption.builder().isPrefix(true).build()).get();
+  }
+
   @Test
   void txnCompareAndSwapIsOneRevision() throws Exception {
     long rev = kv.put(b("jt/x"), b("old")).get().getHeader().getRevision();
