@@ -23,8 +23,8 @@ final class GrpcStreamedAnswer {
 
   /** Whether {@code writer}'s protocol frames data as sent here (plain gRPC, not gRPC-Web's text). */
   static boolean streams(GrpcProtocol.GrpcProtocolWriter writer) {
-    return writer.contentType().mediaType().subType().startsWith("grpc") && !writer.contentType().mediaType().subType()
-        .startsWith("grpc-web");
+    String subType = writer.contentType().mediaType().subType();
+    return subType.startsWith("grpc") && !subType.startsWith("grpc-web");
   }
 
   @SuppressWarnings("unchecked")

@@ -62,10 +62,7 @@ final class RangeScan implements RangeRows {
       return;
     }
     Revision rev = v.revision();
-    byte[] row = kept != null ? backend.db().get(StoreLayout.revKey(rev, false)) : uncached(rev);
-    if (row == null) {
-      throw new IllegalStateException("revision " + rev + " is in the index but not on disk");
-    }
+    byte[] row = checked(v, kept != null ? backend.db().get(StoreLayout.revKey(rev, false)) : uncached(rev));
     byte[] out = keysOnly ? StoreLayout.withoutValue(row) : row;
     bytes += CodedOutputStream.computeUInt32SizeNoTag(out.length) + out.length;
     if (kept != null) {
@@ -128,6 +125,10 @@ final class RangeScan implements RangeRows {
     return out;
   }
 
+  /**
+   * {@code v}'s row as read, in either pass; a missing one is COMPACTED if a compaction overtook
+   * the range, and a missing or missized one otherwise means the store and its index disagree.
+   */
   private byte[] checked(KeyIndex.Version v, byte[] row) {
     if (row == null) {
       overtaken.check();
