@@ -41,7 +41,11 @@ final class EncodedMessage {
     return new EncodedMessage(bytes.size(), bytes, null);
   }
 
-  /** @param parts the message's {@code size} bytes in order; running it frees what they are read from */
+  /**
+   * @param parts the message's {@code size} bytes in order, each part whole top-level fields (so
+   *     each parses as a message of its own, {@link PipelineMethod#callForAnswer}); running it frees
+   *     what they are read from
+   */
   static EncodedMessage streamed(long size, Source<ByteString, NotUsed> parts) {
     return new EncodedMessage(size, null, parts);
   }
@@ -52,6 +56,11 @@ final class EncodedMessage {
 
   boolean isStreamed() {
     return whole == null;
+  }
+
+  /** A whole message's bytes; null for a streamed one. */
+  ByteString whole() {
+    return whole;
   }
 
   /** The message's bytes in parts (one part for a whole message). */

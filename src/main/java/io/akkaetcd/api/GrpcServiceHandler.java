@@ -184,13 +184,13 @@ public final class GrpcServiceHandler implements Function<HttpRequest, Completio
      * A unary method whose gRPC answer the service encodes itself ({@link EncodedMessage}, streamed
      * when large); other transports call {@code call} for the message.
      */
-    public <Q, R> Builder encodedMethod(String name, ProtobufSerializer<Q> in,
+    public <Q, R> Builder encodedMethod(String name, ProtobufSerializer<Q> in, ProtobufSerializer<R> out,
         java.util.function.Function<Q, CompletionStage<R>> call,
         java.util.function.Function<Q, CompletionStage<EncodedMessage>> encodedCall) {
       String method = Methods.of(service, name);
       methods.put(name, new Unary<>(method, parsing(counted(in, null), receiveLimit),
           counted(EncodedMessage.SERIALIZER, null), encodedCall));
-      forPipeline.add(pipeline -> PipelineMethod.unary(method, in, pipeline, call));
+      forPipeline.add(pipeline -> PipelineMethod.encoded(method, in, out, pipeline, call, encodedCall));
       return this;
     }
 

@@ -42,7 +42,8 @@ public final class GrpcServices {
     KvService kv = shared.kv();
     services.put(KV.name, builder.apply(KV.name)
         .receiveLimit(maxRequestBytes + GrpcErrors.RECEIVE_OVERHEAD_BYTES)
-        .encodedMethod("Range", KV.Serializers.RangeRequestSerializer, kv::range, kv::rangeEncoded)
+        .encodedMethod("Range", KV.Serializers.RangeRequestSerializer, KV.Serializers.RangeResponseSerializer, kv::range,
+            kv::rangeEncoded)
         .method("Put", KV.Serializers.PutRequestSerializer, KV.Serializers.PutResponseSerializer, kv::put)
         .method("DeleteRange", KV.Serializers.DeleteRangeRequestSerializer, KV.Serializers.DeleteRangeResponseSerializer,
             kv::deleteRange)

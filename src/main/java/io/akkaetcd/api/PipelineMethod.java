@@ -24,15 +24,27 @@ public final class PipelineMethod {
   private final Message prototype;
   private final Function<Call, Function<Message, CompletionStage<Message>>> unary;
   private final Function<Call, Function<Source<Message, NotUsed>, Source<Message, NotUsed>>> stream;
+  /** A unary answer that may come in parts ({@link #callForAnswer}); null: it comes whole. */
+  private final Function<Call, Function<Message, CompletionStage<Answer>>> inParts;
+
+  /**
+   * A unary method's answer: the whole response, or a large one in {@code parts}, messages of the
+   * response type, each with some of its fields in field order (a repeated field may go on in the
+   * next part), which merged are the response. Parts are read from the store as they are pulled,
+   * never held whole (etcd #12342).
+   */
+  public record Answer(Message whole, Source<Message, NotUsed> parts) {}
 
   private PipelineMethod(String name, Kind kind, Message prototype,
       Function<Call, Function<Message, CompletionStage<Message>>> unary,
-      Function<Call, Function<Source<Message, NotUsed>, Source<Message, NotUsed>>> stream) {
+      Function<Call, Function<Source<Message, NotUsed>, Source<Message, NotUsed>>> stream,
+      Function<Call, Function<Message, CompletionStage<Answer>>> inParts) {
     this.name = name;
     this.kind = kind;
     this.prototype = prototype;
     this.unary = unary;
     this.stream = stream;
+    this.inParts = inParts;
   }
 
   /** A unary method; null if its request type is no protobuf-java message. */
@@ -41,7 +53,33 @@ public final class PipelineMethod {
       Function<Q, CompletionStage<R>> service) {
     Message prototype = prototype(in);
     return prototype == null ? null : new PipelineMethod(name, Kind.UNARY, prototype,
-        call -> request -> (CompletionStage<Message>) pipeline.unary(call, (Q) request, service), null);
+        call -> request -> (CompletionStage<Message>) pipeline.unary(call, (Q) request, service), null, null);
+  }
+
+  /**
+   * A unary method whose service also answers encoded ({@link EncodedMessage}): a large answer is
+   * read in parts, each parsed as a message of the response type with the fields the part holds.
+   */
+  @SuppressWarnings("unchecked")
+  static <Q, R> PipelineMethod encoded(String name, ProtobufSerializer<Q> in, ProtobufSerializer<R> out,
+      Pipeline pipeline, Function<Q, CompletionStage<R>> service,
+      Function<Q, CompletionStage<EncodedMessage>> encodedService) {
+    PipelineMethod whole = unary(name, in, pipeline, service);
+    if (whole == null || !(out.deserialize(akka.util.ByteString.emptyByteString()) instanceof Message response)) {
+      return whole;
+    }
+    return new PipelineMethod(name, Kind.UNARY, whole.prototype, whole.unary, null,
+        call -> request -> pipeline.unary(call, (Q) request, encodedService).thenApply(encoded -> encoded.isStreamed()
+            ? new Answer(null, encoded.parts().map(bytes -> parsed(response, bytes)))
+            : new Answer(parsed(response, encoded.whole()), null)));
+  }
+
+  private static Message parsed(Message prototype, akka.util.ByteString bytes) {
+    try {
+      return prototype.getParserForType().parseFrom(bytes.toArrayUnsafe());
+    } catch (com.google.protobuf.InvalidProtocolBufferException e) {
+      throw new IllegalStateException("a part of an encoded answer is not whole fields", e);
+    }
   }
 
   /** A stream (a server stream's service takes its one request as a one-element source). */
@@ -51,7 +89,7 @@ public final class PipelineMethod {
     Message prototype = prototype(in);
     return prototype == null ? null : new PipelineMethod(name, serverStream ? Kind.SERVER_STREAM : Kind.BIDI_STREAM,
         prototype, null, call -> requests -> pipeline.stream(call, requests.map(m -> (Q) m), service)
-            .map(r -> (Message) r));
+            .map(r -> (Message) r), null);
   }
 
   /** The request type's default instance (parsed from no bytes, as protobuf reads an empty message). */
@@ -79,6 +117,12 @@ public final class PipelineMethod {
       throw new IllegalStateException(name + " is a stream");
     }
     return unary.apply(call).apply(request);
+  }
+
+  /** Calls a unary method for its {@link Answer}: whole, or in parts when the method has it so and it is large. */
+  public CompletionStage<Answer> callForAnswer(Call call, Message request) {
+    return inParts == null ? call(call, request).thenApply(whole -> new Answer(whole, null))
+        : inParts.apply(call).apply(request);
   }
 
   /** Opens a stream: its responses, failing as the gRPC stream would. */

@@ -8,6 +8,7 @@ import akka.http.javadsl.model.HttpMethods;
 import akka.http.javadsl.model.HttpRequest;
 import akka.http.javadsl.model.HttpResponse;
 import akka.http.javadsl.model.headers.RawHeader;
+import akka.japi.Pair;
 import akka.japi.function.Function;
 import akka.japi.pf.PFBuilder;
 import akka.stream.Materializer;
@@ -22,6 +23,7 @@ import io.akkaetcd.metrics.EtcdMetrics;
 import io.akkaetcd.wait.ResponseBatch;
 import io.grpc.Status;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.function.BooleanSupplier;
 import java.util.concurrent.CompletableFuture;
@@ -148,19 +150,32 @@ public final class JsonGateway implements Function<HttpRequest, CompletionStage<
       metrics.clientGrpcReceivedBytes.inc(request.getSerializedSize());
     }
     CompletableFuture<HttpResponse> out = new CompletableFuture<>();
-    method.call(call, request).whenComplete((response, failure) -> {
+    method.callForAnswer(call, request).whenComplete((response, failure) -> {
       HttpResponse answer;
       try {
-        answer = failure == null ? HttpResponse.create().addHeader(GRPC_CONTENT_TYPE)
-            .withEntity(HttpEntities.create(ContentTypes.APPLICATION_JSON, JsonMapping.print(sentBytes(response))))
-            : error(GatewayErrors.status(failure));
-      } catch (RuntimeException e) {
+        answer = failure == null ? answered(response) : error(GatewayErrors.status(failure));
+      } catch (RuntimeException | OutOfMemoryError e) { // answered (HTTP 500), never left hanging
         out.completeExceptionally(e);
         return;
       }
       ResponseBatch.complete(out, answer); // held back while the applier answers a batch, as gRPC's
     });
     return out;
+  }
+
+  /**
+   * A unary answer's JSON: whole, or for a large answer chunked as its parts are read (Go's
+   * net/http chunks a response larger than its buffer too). A failure after the first chunk
+   * (a compaction that overtook the range) can only cut the response short.
+   */
+  private HttpResponse answered(PipelineMethod.Answer answer) {
+    HttpResponse ok = HttpResponse.create().addHeader(GRPC_CONTENT_TYPE);
+    if (answer.whole() != null) {
+      return ok.withEntity(HttpEntities.create(ContentTypes.APPLICATION_JSON, JsonMapping.print(sentBytes(answer.whole()))));
+    }
+    Source<ByteString, NotUsed> json = answer.parts().map(this::sentBytes)
+        .statefulMap(JsonParts::new, (parts, m) -> Pair.create(parts, parts.next(m)), parts -> Optional.of(parts.end()));
+    return ok.withEntity(HttpEntities.createChunked(ContentTypes.APPLICATION_JSON, json));
   }
 
   /**
