@@ -364,6 +364,11 @@ final class MemberBootstrap {
     Passwords passwords = new Passwords(bcrypt, config.auth().bcryptCost(), new SecureRandom());
     restartOrStopOnMembership(server, home, membership, alone);
     if (!alone) {
+      RemovedPeers removedPeers = new RemovedPeers(Adapter.toClassic(home.peerSystem()), membership.current());
+      membership.onChange(removedPeers);
+      akka.actor.Cancellable downing = system.scheduler().scheduleWithFixedDelay(RemovedPeers.EVERY, RemovedPeers.EVERY,
+          removedPeers, system.executionContext());
+      home.whenTerminated().whenComplete((d, e) -> downing.cancel());
       peerSide.get().onQuarantined(() -> {
         server.restartRequested.set(true);
         home.terminate();

@@ -15,7 +15,7 @@ import java.util.Map;
  * of the initial cluster is a seed node, in --initial-cluster's order (the same list on every
  * member, so the first one forms the Akka cluster and the others join it). Akka Cluster is the
  * transport and its gossip only: Raft alone decides who is a member, and nothing is downed
- * automatically.
+ * automatically but what Raft removed ({@link RemovedPeers}).
  */
 final class PeerConfig {
   /** Room on top of an append's batch limit for one entry as large as the largest request. */

@@ -3,6 +3,7 @@ package io.akkaetcd.e2e;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.net.URI;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
@@ -128,6 +129,53 @@ class ClusterMembersTest {
       if (joined != null) {
         joined.close();
       }
+    }
+  }
+
+  /**
+   * A member that died is removed: the others down it in Akka Cluster too (the transport), so a
+   * later stop of one of them leaves that cluster at once. Before, the dead member stayed
+   * unreachable for good, no leave could converge, and every stop waited out Akka's
+   * cluster-exiting phase (10 s) and said so in its log.
+   */
+  @Test
+  void aRemovedDeadMemberDoesNotHoldUpTheOthersStop() {
+    List<ServerProcess> members = ServerProcess.cluster(ServerProcess.Kind.AKKA_ETCD, 3, List.of("-J-Dakka-etcd.akka-log-level=INFO"));
+    try {
+      for (ServerProcess m : members) {
+        awaitListed(m, members);
+      }
+      ServerProcess leader = ServerProcess.leader(members);
+      ServerProcess dead = members.stream().filter(m -> m != leader).findFirst().orElseThrow();
+      String deadId = dead.memberIdHex();
+      // Raft needs no Akka Cluster membership; the fault needs all three to have been Up in it
+      awaitOneLoggedAll(members, members.stream().map(m -> "Leader is moving node [akka://akka-etcd@"
+          + URI.create(m.peerUrl()).getAuthority() + "] to [Up]").toList());
+      dead.kill();
+      List<ServerProcess> rest = members.stream().filter(m -> m != dead).toList();
+      String endpoints = String.join(",", rest.stream().map(ServerProcess::endpoint).toList());
+      Etcdctl.Result removed = ServerProcess.reconfigure(endpoints, "member", "remove", deadId);
+      assertEquals(0, removed.exit(), removed.all());
+      ServerProcess stopping = rest.get(0);
+      stopping.awaitLogged("downs removed member " + deadId, Duration.ofSeconds(30));
+      stopping.stop();
+      assertTrue(stopping.log().contains("stopped; store closed"), stopping.log());
+      assertTrue(!stopping.log().contains("phase [cluster-exiting] timed out"), stopping.log());
+      Etcdctl.Result status = Etcdctl.run(rest.get(1).endpoint(), "endpoint", "status");
+      assertEquals(0, status.exit(), status.all());
+    } finally {
+      members.forEach(ServerProcess::close);
+    }
+  }
+
+  /** Waits, within 60 s, until one of {@code members} has logged every one of {@code lines}. */
+  private static void awaitOneLoggedAll(List<ServerProcess> members, List<String> lines) {
+    Instant deadline = Instant.now().plus(Duration.ofSeconds(60));
+    while (members.stream().map(ServerProcess::log).noneMatch(log -> lines.stream().allMatch(log::contains))) {
+      if (Instant.now().isAfter(deadline)) {
+        throw new AssertionError("no member logged all of " + lines + " within 60 s:\n" + members.get(0).log());
+      }
+      java.util.concurrent.locks.LockSupport.parkNanos(100_000_000L); // polling the files, bounded by the deadline
     }
   }
 
