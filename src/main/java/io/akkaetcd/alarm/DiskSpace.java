@@ -71,9 +71,6 @@ public final class DiskSpace {
   }
 
   private long recentlyUsable() {
-    if (store == null) {
-      return Long.MAX_VALUE;
-    }
     Reading r = last;
     long now = System.nanoTime();
     if (now - r.nanos() >= RECENT) {

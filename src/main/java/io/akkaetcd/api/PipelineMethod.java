@@ -65,7 +65,8 @@ public final class PipelineMethod {
       Pipeline pipeline, Function<Q, CompletionStage<R>> service,
       Function<Q, CompletionStage<EncodedMessage>> encodedService) {
     PipelineMethod whole = unary(name, in, pipeline, service);
-    if (whole == null || !(out.deserialize(akka.util.ByteString.emptyByteString()) instanceof Message response)) {
+    Message response = prototype(out);
+    if (whole == null || response == null) {
       return whole;
     }
     return new PipelineMethod(name, Kind.UNARY, whole.prototype, whole.unary, null,
@@ -92,7 +93,7 @@ public final class PipelineMethod {
             .map(r -> (Message) r), null);
   }
 
-  /** The request type's default instance (parsed from no bytes, as protobuf reads an empty message). */
+  /** A message type's default instance (parsed from no bytes, as protobuf reads an empty message). */
   private static Message prototype(ProtobufSerializer<?> in) {
     return in.deserialize(akka.util.ByteString.emptyByteString()) instanceof Message m ? m : null;
   }

@@ -363,12 +363,12 @@ final class MemberBootstrap {
     });
     Passwords passwords = new Passwords(bcrypt, config.auth().bcryptCost(), new SecureRandom());
     restartOrStopOnMembership(server, home, membership, alone);
+    RemovedPeers removedPeers = alone ? null : new RemovedPeers(Adapter.toClassic(home.peerSystem()), membership.current());
+    akka.actor.Cancellable downing = alone ? akka.actor.Cancellable.alreadyCancelled()
+        : system.scheduler().scheduleWithFixedDelay(RemovedPeers.EVERY, RemovedPeers.EVERY, removedPeers,
+            system.executionContext());
     if (!alone) {
-      RemovedPeers removedPeers = new RemovedPeers(Adapter.toClassic(home.peerSystem()), membership.current());
       membership.onChange(removedPeers);
-      akka.actor.Cancellable downing = system.scheduler().scheduleWithFixedDelay(RemovedPeers.EVERY, RemovedPeers.EVERY,
-          removedPeers, system.executionContext());
-      home.whenTerminated().whenComplete((d, e) -> downing.cancel());
       peerSide.get().onQuarantined(() -> {
         server.restartRequested.set(true);
         home.terminate();
@@ -379,6 +379,7 @@ final class MemberBootstrap {
       diskCheck.cancel();
       tokenSweep.cancel();
       autoPromote.cancel();
+      downing.cancel();
       bcrypt.shutdownNow();
       JournalObserver.Registry.unregister(memberDir.resolve("wal"), journalTimer);
       proposals.failAll(EtcdError.STOPPED.exception());
