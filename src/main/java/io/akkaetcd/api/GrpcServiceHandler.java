@@ -231,6 +231,24 @@ public final class GrpcServiceHandler implements Function<HttpRequest, Completio
       return this;
     }
 
+    /**
+     * A server stream whose gRPC messages the service encodes itself ({@link EncodedMessage}; the
+     * snapshot's chunks, written once into the bytes that go out); other transports call {@code call}.
+     */
+    public <Q, R> Builder encodedServerStream(String name, ProtobufSerializer<Q> in,
+        java.util.function.Function<Q, Source<R, NotUsed>> call,
+        java.util.function.Function<Q, Source<EncodedMessage, NotUsed>> encodedCall) {
+      String method = Methods.of(service, name);
+      java.util.function.Function<Source<Q, NotUsed>, Source<EncodedMessage, NotUsed>> oneEncoded =
+          requests -> requests.take(1).flatMapConcat(encodedCall::apply);
+      methods.put(name, new Stream<Q, EncodedMessage>(method, counted(in, method),
+          counted(EncodedMessage.SERIALIZER, method), true, oneEncoded));
+      java.util.function.Function<Source<Q, NotUsed>, Source<R, NotUsed>> one =
+          requests -> requests.take(1).flatMapConcat(call::apply);
+      forPipeline.add(pipeline -> PipelineMethod.stream(method, true, in, pipeline, one));
+      return this;
+    }
+
     public GrpcServiceHandler build(Pipeline pipeline, Materializer materializer, ClassicActorSystemProvider system) {
       Map<String, PipelineMethod> direct = new HashMap<>();
       forPipeline.stream().map(f -> f.apply(pipeline)).filter(java.util.Objects::nonNull)

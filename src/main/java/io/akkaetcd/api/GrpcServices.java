@@ -69,8 +69,8 @@ public final class GrpcServices {
             Maintenance.Serializers.MoveLeaderResponseSerializer, maintenance::moveLeader)
         .method("Downgrade", Maintenance.Serializers.DowngradeRequestSerializer,
             Maintenance.Serializers.DowngradeResponseSerializer, maintenance::downgrade)
-        .serverStream("Snapshot", Maintenance.Serializers.SnapshotRequestSerializer,
-            Maintenance.Serializers.SnapshotResponseSerializer, maintenance::snapshot)
+        .encodedServerStream("Snapshot", Maintenance.Serializers.SnapshotRequestSerializer, maintenance::snapshot,
+            maintenance::snapshotEncoded)
         .build(pipeline, mat, system));
     ClusterService cluster = shared.cluster();
     services.put(Cluster.name, builder.apply(Cluster.name)

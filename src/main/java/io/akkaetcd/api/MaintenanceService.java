@@ -114,6 +114,11 @@ public final class MaintenanceService implements Maintenance {
     return SnapshotStream.of(() -> member.store().backup(), clusterRows(), member.members().self().toString());
   }
 
+  /** The same stream with each message in its wire bytes, for gRPC ({@link SnapshotStream#encoded}). */
+  Source<EncodedMessage, NotUsed> snapshotEncoded(SnapshotRequest in) {
+    return SnapshotStream.encoded(() -> member.store().backup(), clusterRows(), member.members().self().toString());
+  }
+
   /**
    * What etcd's "members" and "cluster" buckets hold (etcdserver/api/membership/store.go): the
    * member's hex id → its JSON, and the cluster version. etcdctl's restore replaces the members.

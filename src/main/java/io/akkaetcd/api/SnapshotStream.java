@@ -5,7 +5,9 @@ import akka.stream.OverflowStrategy;
 import akka.stream.QueueOfferResult;
 import akka.stream.javadsl.Source;
 import akka.stream.javadsl.SourceQueueWithComplete;
-import com.google.protobuf.ByteString;
+import akka.util.ByteString;
+import com.google.protobuf.CodedOutputStream;
+import com.google.protobuf.WireFormat;
 import io.akkaetcd.bbolt.BboltWriter;
 import io.akkaetcd.bbolt.EtcdBuckets;
 import io.akkaetcd.bbolt.EtcdExport;
@@ -29,6 +31,11 @@ import org.slf4j.LoggerFactory;
  * it, then one message with remaining 0 and the image's sha256. The image is written on a thread
  * of its own from a {@link KvStore.Backup} (a LevelDB snapshot, so writes go on) straight into the
  * stream: a slow client slows the writer, and memory holds at most 2 × IN_FLIGHT chunks, never the image.
+ *
+ * <p>Each message is written in its wire bytes as the image is written: the image's size is known
+ * before its first byte, so every chunk's header (remaining bytes, blob length) is too, and the
+ * image's bytes are copied once, into the message that goes out (no SnapshotResponse to build and
+ * serialize: a million keys' image was twice 330 MB of garbage more, loadtest/RESULTS.md).
  */
 final class SnapshotStream {
   static final int CHUNK_BYTES = 32 * 1024;
@@ -43,11 +50,17 @@ final class SnapshotStream {
 
   /**
    * The stream of the backup {@code open} takes when the stream starts (closed when it ends), with
-   * {@code clusterRows} for the buckets the store does not hold.
+   * {@code clusterRows} for the buckets the store does not hold, as SnapshotResponse messages.
    */
   static Source<SnapshotResponse, NotUsed> of(Supplier<KvStore.Backup> open, List<EtcdExport.Row> clusterRows,
       String member) {
-    return Source.<SnapshotResponse>queue(IN_FLIGHT, OverflowStrategy.backpressure(), IN_FLIGHT)
+    return encoded(open, clusterRows, member).map(m -> SnapshotResponse.parseFrom(m.whole().toArrayUnsafe()));
+  }
+
+  /** The same stream, each SnapshotResponse in its protobuf bytes. */
+  static Source<EncodedMessage, NotUsed> encoded(Supplier<KvStore.Backup> open, List<EtcdExport.Row> clusterRows,
+      String member) {
+    return Source.<EncodedMessage>queue(IN_FLIGHT, OverflowStrategy.backpressure(), IN_FLIGHT)
         .mapMaterializedValue(queue -> {
           Thread writer = new Thread(() -> send(open, clusterRows, queue, member), "snapshot-save");
           writer.setDaemon(true);
@@ -57,7 +70,7 @@ final class SnapshotStream {
   }
 
   private static void send(Supplier<KvStore.Backup> open, List<EtcdExport.Row> clusterRows,
-      SourceQueueWithComplete<SnapshotResponse> queue, String member) {
+      SourceQueueWithComplete<EncodedMessage> queue, String member) {
     long started = System.nanoTime();
     try (KvStore.Backup backup = open.get()) {
       Chunks chunks = new Chunks(queue);
@@ -83,16 +96,48 @@ final class SnapshotStream {
     }
   }
 
+  /**
+   * One SnapshotResponse's bytes with a blob of {@code blob} bytes, remaining_bytes (field 2,
+   * absent when 0 as proto3 encodes it) and the blob's tag and length written, as protobuf orders
+   * them; the blob goes at the returned array's end, from {@link #blobStart}.
+   */
+  static byte[] message(long remaining, int blob) {
+    byte[] message = new byte[headerSize(remaining, blob) + blob];
+    try {
+      CodedOutputStream out = CodedOutputStream.newInstance(message);
+      if (remaining != 0) {
+        out.writeUInt64(SnapshotResponse.REMAINING_BYTES_FIELD_NUMBER, remaining);
+      }
+      out.writeTag(SnapshotResponse.BLOB_FIELD_NUMBER, WireFormat.WIRETYPE_LENGTH_DELIMITED);
+      out.writeUInt32NoTag(blob);
+    } catch (IOException e) {
+      throw new IllegalStateException("a header larger than computed", e);
+    }
+    return message;
+  }
+
+  /** Where a message's blob starts: after its header. */
+  static int blobStart(byte[] message, int blob) {
+    return message.length - blob;
+  }
+
+  private static int headerSize(long remaining, int blob) {
+    return (remaining == 0 ? 0 : CodedOutputStream.computeUInt64Size(SnapshotResponse.REMAINING_BYTES_FIELD_NUMBER, remaining))
+        + CodedOutputStream.computeTagSize(SnapshotResponse.BLOB_FIELD_NUMBER) + CodedOutputStream.computeUInt32SizeNoTag(blob);
+  }
+
   /** Cuts the image into messages, counting what remains, and hashes it for the last message. */
   private static final class Chunks extends OutputStream {
-    private final SourceQueueWithComplete<SnapshotResponse> queue;
+    private final SourceQueueWithComplete<EncodedMessage> queue;
     private final MessageDigest sha = SnapshotFraming.sha256();
     private final ArrayDeque<CompletionStage<QueueOfferResult>> offered = new ArrayDeque<>();
-    private byte[] buffer = new byte[CHUNK_BYTES];
+    /** The message being filled (null between messages) and where its next image byte goes. */
+    private byte[] message;
     private int filled;
+    /** The image's bytes not yet given a message; -1 until the size is known. */
     private long remaining = -1;
 
-    Chunks(SourceQueueWithComplete<SnapshotResponse> queue) {
+    Chunks(SourceQueueWithComplete<EncodedMessage> queue) {
       this.queue = queue;
     }
 
@@ -109,47 +154,54 @@ final class SnapshotStream {
     public void write(byte[] b, int off, int len) throws IOException {
       sha.update(b, off, len);
       while (len > 0) {
-        int n = Math.min(len, CHUNK_BYTES - filled);
-        System.arraycopy(b, off, buffer, filled, n);
+        if (message == null) {
+          startMessage();
+        }
+        int n = Math.min(len, message.length - filled);
+        System.arraycopy(b, off, message, filled, n);
         filled += n;
         off += n;
         len -= n;
-        if (filled == CHUNK_BYTES) {
-          flushChunk();
+        if (filled == message.length) {
+          offer(message);
+          message = null;
         }
       }
     }
 
-    /** Sends the last part of the image, then the hash; the image must be whole. */
-    void finish() throws IOException {
-      if (filled > 0) {
-        flushChunk();
-      }
-      if (remaining != 0) {
-        throw new IllegalStateException("snapshot image ended with " + remaining + " bytes announced but not written");
-      }
-      offer(SnapshotResponse.newBuilder().setRemainingBytes(0).setBlob(ByteString.copyFrom(sha.digest())).build());
-    }
-
-    private void flushChunk() throws IOException {
-      remaining -= filled;
-      if (remaining < 0) {
+    /** The next message: the next CHUNK_BYTES of the image (or what is left), remaining counted after it. */
+    private void startMessage() {
+      if (remaining <= 0) {
         throw new IllegalStateException("snapshot image longer than announced");
       }
-      offer(SnapshotResponse.newBuilder().setRemainingBytes(remaining)
-          .setBlob(ByteString.copyFrom(buffer, 0, filled)).build());
-      filled = 0;
+      int blob = (int) Math.min(CHUNK_BYTES, remaining);
+      remaining -= blob;
+      message = message(remaining, blob);
+      filled = blobStart(message, blob);
+    }
+
+    /** Sends the hash after the last part of the image; the image must be whole. */
+    void finish() throws IOException {
+      if (message != null || remaining != 0) {
+        long missing = remaining + (message == null ? 0 : message.length - filled);
+        throw new IllegalStateException("snapshot image ended with " + missing + " bytes announced but not written");
+      }
+      byte[] digest = sha.digest();
+      byte[] last = message(0, digest.length);
+      System.arraycopy(digest, 0, last, blobStart(last, digest.length), digest.length);
+      offer(last);
     }
 
     /**
      * Offers the message; with {@link #IN_FLIGHT} offers pending, first waits until the stream took
      * the oldest (backpressure from the client). The queue takes offers in order.
      */
-    private void offer(SnapshotResponse message) throws IOException {
+    private void offer(byte[] bytes) throws IOException {
       if (offered.size() == IN_FLIGHT) {
         await(offered.removeFirst());
       }
-      offered.addLast(queue.offer(message));
+      // The array is never written again once offered.
+      offered.addLast(queue.offer(EncodedMessage.whole(ByteString.fromArrayUnsafe(bytes))));
     }
 
     /** Waits until the stream took every message offered. */

@@ -15,8 +15,9 @@ import java.util.function.LongConsumer;
  * {@code tx.Check()} accept: every page below the high-water mark is reachable exactly once.
  *
  * <p>The metas come first but name the root page and the high-water mark, so the source is emitted
- * twice: a layout pass that only counts pages, then the write. Memory is O(tree depth × page size)
- * per pass (one open page per level of the current bucket and of the root bucket), never the image.
+ * twice: a layout pass that only counts pages (from sizes, {@link BboltSource#emitSizes}), then the
+ * write. Memory is O(tree depth × page size) per pass (one open page per level of the current
+ * bucket and of the root bucket), never the image.
  */
 public final class BboltWriter {
   static final long FREELIST_PGID = 2;
@@ -55,7 +56,11 @@ public final class BboltWriter {
   private static Layout pass(BboltSource source, OutputStream out) throws IOException {
     PageOut pages = new PageOut(out, FIRST_DATA_PGID);
     OrderedSink sink = new OrderedSink(pages);
-    source.emit(sink);
+    if (pages.counting()) {
+      source.emitSizes(sink);
+    } else {
+      source.emit(sink);
+    }
     long root = sink.finish();
     return new Layout(root, pages.nextPgid());
   }
@@ -95,6 +100,14 @@ public final class BboltWriter {
       }
       bucket.add(key, value, 0);
       lastKey = key;
+    }
+
+    @Override
+    public void putSizes(int keySize, int valueSize) throws IOException {
+      if (bucket == null) {
+        throw new IllegalStateException("put outside a bucket");
+      }
+      bucket.addSizes(keySize, valueSize);
     }
 
     @Override

@@ -27,6 +27,9 @@ public final class EtcdBuckets implements BboltSource {
   public static final List<String> ALL = List.of(
       "alarm", "auth", "authRoles", "authUsers", "cluster", KEY, LEASE, "members", "members_removed", META);
 
+  /** etcd's revision key: main (8 B) '_' sub (8 B); a tombstone's has a 't' after. */
+  static final int REVISION_KEY_BYTES = 17;
+
   private static final ByteString CONSISTENT_INDEX = utf8("consistent_index");
   private static final ByteString FINISHED_COMPACT = utf8("finishedCompactRev");
   private static final ByteString SCHEDULED_COMPACT = utf8("scheduledCompactRev");
@@ -46,12 +49,27 @@ public final class EtcdBuckets implements BboltSource {
 
   @Override
   public void emit(Sink sink) throws IOException {
+    emit(sink, false);
+  }
+
+  /** The "key" bucket as sizes (a revision key is 17 bytes, 18 with a tombstone's mark), the rest whole. */
+  @Override
+  public void emitSizes(Sink sink) throws IOException {
+    emit(sink, true);
+  }
+
+  private void emit(Sink sink, boolean sizes) throws IOException {
     Map<String, Map<ByteString, ByteString>> small = smallBuckets();
     for (String bucket : ALL) {
       sink.beginBucket(utf8(bucket));
       switch (bucket) {
-        case KEY -> export.revisions(r -> sink.put(revisionKey(r.main(), r.sub(), r.tombstone()),
-            r.value()));
+        case KEY -> {
+          if (sizes) {
+            export.revisionSizes((tombstone, valueSize) -> sink.putSizes(tombstone ? REVISION_KEY_BYTES + 1 : REVISION_KEY_BYTES, valueSize));
+          } else {
+            export.revisions(r -> sink.put(revisionKey(r.main(), r.sub(), r.tombstone()), r.value()));
+          }
+        }
         case LEASE -> export.leases(l -> sink.put(be64(l.id()),
             Lease.newBuilder().setID(l.id()).setTTL(l.ttl()).build().toByteString()));
         default -> {
@@ -92,11 +110,12 @@ public final class EtcdBuckets implements BboltSource {
   }
 
   private static EtcdExport.Revision revision(ByteString key, ByteString value) throws IOException {
-    if (key.size() != 17 && !(key.size() == 18 && key.byteAt(17) == 't')) {
+    if (key.size() != REVISION_KEY_BYTES
+        && !(key.size() == REVISION_KEY_BYTES + 1 && key.byteAt(REVISION_KEY_BYTES) == 't')) {
       throw new IOException("not an etcd revision key: " + key.size() + " bytes");
     }
     ByteBuffer b = key.asReadOnlyByteBuffer();
-    return new EtcdExport.Revision(b.getLong(0), b.getLong(9), key.size() == 18, value);
+    return new EtcdExport.Revision(b.getLong(0), b.getLong(9), key.size() == REVISION_KEY_BYTES + 1, value);
   }
 
   private static long mainOf(ByteString revisionKey) throws IOException {
@@ -108,10 +127,10 @@ public final class EtcdBuckets implements BboltSource {
 
   /** etcd's revision key (mvcc/revision.go revToBytes, plus the tombstone mark). */
   public static ByteString revisionKey(long main, long sub, boolean tombstone) {
-    byte[] key = new byte[tombstone ? 18 : 17];
+    byte[] key = new byte[tombstone ? REVISION_KEY_BYTES + 1 : REVISION_KEY_BYTES];
     ByteBuffer.wrap(key).putLong(main).put((byte) '_').putLong(sub);
     if (tombstone) {
-      key[17] = 't';
+      key[REVISION_KEY_BYTES] = 't';
     }
     return UnsafeByteOperations.unsafeWrap(key); // the array is never written again
   }

@@ -15,6 +15,20 @@ public interface EtcdExport {
   /** Every stored revision in ascending (main, sub) order: puts and deletions' tombstones. */
   void revisions(Sink<Revision> sink) throws IOException;
 
+  /**
+   * What {@link #revisions} pushes, as sizes only, in the same order: whether each row is a
+   * tombstone and its value's length (the writer's layout pass needs no more). An exporter that can
+   * skip reading the values overrides it.
+   */
+  default void revisionSizes(SizeSink sink) throws IOException {
+    revisions(r -> sink.accept(r.tombstone(), r.value().size()));
+  }
+
+  @FunctionalInterface
+  interface SizeSink {
+    void accept(boolean tombstone, int valueSize) throws IOException;
+  }
+
   /** Every lease in ascending id order. */
   void leases(Sink<Lease> sink) throws IOException;
 

@@ -13,7 +13,7 @@ import java.util.List;
  * key to the level above. Memory is one open page per level (O(depth × page size)), except that a
  * single pair larger than a page is held whole while its overflow page is written. Keys and values
  * are held as given (no copy) and copied once, into the page that is written; in the layout pass
- * ({@link PageOut#counting()}) only sizes and each page's first key are kept.
+ * ({@link PageOut#counting()}) only sizes count, and a pair may come as its sizes alone.
  */
 final class TreeBuilder {
   /** The open page of one level: parallel arrays reused from page to page (no object per element). */
@@ -23,16 +23,24 @@ final class TreeBuilder {
     long[] children = new long[64];
     int[] flags = new int[64];
     int count;
+    /** The size of the first element's key: what the level above adds for this page. */
+    int firstKeySize;
     int bytes = BboltFormat.PAGE_HEADER;
     int written;
 
-    /** Adds an element of {@code size} bytes; without {@code keep} only a first element's parts are held. */
-    void add(ByteString key, ByteString value, long child, int flag, int size, boolean keep) {
+    /**
+     * Adds an element of {@code size} bytes whose key has {@code keySize}; without {@code keep}
+     * only a first element's parts are held (its key may then be null: sizes alone).
+     */
+    void add(ByteString key, int keySize, ByteString value, long child, int flag, int size, boolean keep) {
       if (count == keys.length) {
         keys = Arrays.copyOf(keys, count * 2);
         values = Arrays.copyOf(values, count * 2);
         children = Arrays.copyOf(children, count * 2);
         flags = Arrays.copyOf(flags, count * 2);
+      }
+      if (count == 0) {
+        firstKeySize = keySize;
       }
       if (keep || count == 0) {
         keys[count] = key;
@@ -62,33 +70,39 @@ final class TreeBuilder {
 
   /** Adds a leaf pair; {@code flags} is {@link BboltFormat#BUCKET_LEAF} for a sub-bucket header. */
   void add(ByteString key, ByteString value, int flags) throws IOException {
-    add(0, key, value, 0, flags);
+    add(0, key, key.size(), value, value.size(), 0, flags);
   }
 
-  private void add(int depth, ByteString key, ByteString value, long child, int flags) throws IOException {
+  /** Adds a leaf pair known by its sizes alone: the layout pass only ({@link PageOut#counting()}). */
+  void addSizes(int keySize, int valueSize) throws IOException {
+    if (!out.counting()) {
+      throw new IllegalStateException("a pair without its bytes can only be laid out, not written");
+    }
+    add(0, null, keySize, null, valueSize, 0, 0);
+  }
+
+  /** {@code valueSize} is 0 in a branch, whose elements have no value. */
+  private void add(int depth, ByteString key, int keySize, ByteString value, int valueSize, long child, int flags)
+      throws IOException {
     Level level = levels.get(depth);
-    int size = elementSize(key, value);
+    int size = BboltFormat.ELEMENT + keySize + valueSize;
     if (level.count > 0 && level.bytes + size > BboltFormat.PAGE_SIZE) {
       flush(depth);
     }
-    level.add(key, value, child, flags, size, !out.counting());
-  }
-
-  /** An element's bytes in its page: header, key, and value (none in a branch). */
-  private static int elementSize(ByteString key, ByteString value) {
-    return BboltFormat.ELEMENT + key.size() + (value == null ? 0 : value.size());
+    level.add(key, keySize, value, child, flags, size, !out.counting());
   }
 
   private void flush(int depth) throws IOException {
     Level level = levels.get(depth);
     ByteString firstKey = level.keys[0];
+    int firstKeySize = level.firstKeySize;
     long id = writePage(depth == 0, level);
     level.clear();
     level.written++;
     if (depth + 1 == levels.size()) {
       levels.add(new Level());
     }
-    add(depth + 1, firstKey, null, id, 0);
+    add(depth + 1, firstKey, firstKeySize, null, 0, id, 0);
   }
 
   /** Writes what is open on every level and returns the root page id (an empty leaf if no pairs). */

@@ -77,6 +77,24 @@ final class RowCursor implements AutoCloseable {
     return self == 0 ? fallback.getValue() : copy(NATIVES.value);
   }
 
+  /** The current row's value's length, without copying it; only while {@link #valid}. */
+  int valueSize() throws IOException {
+    if (self == 0) {
+      return fallback.getValue().length;
+    }
+    try {
+      long ptr = (long) NATIVES.value.invokeExact(self);
+      try {
+        NATIVES.read.invokeExact(slice, ptr, 0);
+        return Math.toIntExact((long) NATIVES.size.invokeExact(slice));
+      } finally {
+        NATIVES.deleteSlice.invokeExact(ptr);
+      }
+    } catch (Throwable e) {
+      throw failed(e);
+    }
+  }
+
   /** Steps to the next row; at the end, throws if the iterator stopped on an error. */
   void next() throws IOException {
     if (self == 0) {
@@ -120,7 +138,7 @@ final class RowCursor implements AutoCloseable {
   /** leveldbjni 1.8's iterator and slice natives (NativeIterator.IteratorJNI, NativeSlice). */
   private record Natives(Field iterator, Field self, MethodHandle valid, MethodHandle key, MethodHandle value,
       MethodHandle next, MethodHandle status, MethodHandle checkStatus, MethodHandle newSlice, MethodHandle read,
-      MethodHandle toByteArray, MethodHandle deleteSlice) {
+      MethodHandle toByteArray, MethodHandle size, MethodHandle deleteSlice) {
     private static final String PKG = "org.fusesource.leveldbjni.internal.";
 
     static Natives find() {
@@ -152,6 +170,8 @@ final class RowCursor implements AutoCloseable {
                 .asType(MethodType.methodType(void.class, Object.class, long.class, int.class)),
             sl.findVirtual(nativeSlice, "toByteArray", MethodType.methodType(byte[].class))
                 .asType(MethodType.methodType(byte[].class, Object.class)),
+            sl.findVirtual(nativeSlice, "size", MethodType.methodType(long.class))
+                .asType(MethodType.methodType(long.class, Object.class)),
             MethodHandles.privateLookupIn(sliceJni, here)
                 .findStatic(sliceJni, "delete", MethodType.methodType(void.class, long.class)));
       } catch (ReflectiveOperationException | RuntimeException e) {

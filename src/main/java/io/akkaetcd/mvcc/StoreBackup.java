@@ -51,19 +51,33 @@ public final class StoreBackup implements KvStore.Backup {
   /** Revision rows as etcd's "key" bucket holds them: a tombstone's value keeps only the key. */
   @Override
   public void revisions(Sink<Revision> sink) throws IOException {
-    scan(StoreLayout.REV, (k, v) -> {
+    scan(StoreLayout.REV, false, (k, v, size) -> {
       io.akkaetcd.mvcc.Revision r = io.akkaetcd.mvcc.Revision.fromBytes(k, 1);
       boolean tombstone = io.akkaetcd.mvcc.Revision.isTombstone(k, 1);
       // Rows pass through as stored (each a fresh array of the chunk); only a tombstone is rewritten.
       sink.accept(tombstone
-          ? new Revision(r.main(), r.sub(), true, KeyValue.newBuilder().setKey(StoreLayout.parse(v).getKey()).build())
+          ? new Revision(r.main(), r.sub(), true, tombstoneValue(v))
           : new Revision(r.main(), r.sub(), false, UnsafeByteOperations.unsafeWrap(v)));
     });
   }
 
+  /** The same rows' sizes, their values left unread except a tombstone's (which is rewritten). */
+  @Override
+  public void revisionSizes(SizeSink sink) throws IOException {
+    scan(StoreLayout.REV, true, (k, v, size) -> {
+      boolean tombstone = io.akkaetcd.mvcc.Revision.isTombstone(k, 1);
+      sink.accept(tombstone, tombstone ? tombstoneValue(v).size() : size);
+    });
+  }
+
+  /** etcd's tombstone row: a KeyValue holding only the deleted key. */
+  private static ByteString tombstoneValue(byte[] stored) throws IOException {
+    return KeyValue.newBuilder().setKey(StoreLayout.parse(stored).getKey()).build().toByteString();
+  }
+
   @Override
   public void leases(Sink<Lease> sink) throws IOException {
-    scan(StoreLayout.LEASE, (k, v) -> sink.accept(new Lease(StoreLayout.leaseIdOf(k), StoreLayout.longOf(v))));
+    scan(StoreLayout.LEASE, false, (k, v, size) -> sink.accept(new Lease(StoreLayout.leaseIdOf(k), StoreLayout.longOf(v))));
   }
 
   @Override
@@ -88,8 +102,8 @@ public final class StoreBackup implements KvStore.Backup {
   @Override
   public List<Row> rows() throws IOException {
     List<Row> rows = new ArrayList<>();
-    scan(StoreLayout.ALARM, (k, v) -> rows.add(new Row("alarm", ByteString.copyFrom(k, 1, k.length - 1), ByteString.EMPTY)));
-    scan(StoreLayout.BUCKET, (k, v) -> {
+    scan(StoreLayout.ALARM, false, (k, v, size) -> rows.add(new Row("alarm", ByteString.copyFrom(k, 1, k.length - 1), ByteString.EMPTY)));
+    scan(StoreLayout.BUCKET, false, (k, v, size) -> {
       int end = 1;
       while (k[end] != 0) {
         end++;
@@ -106,17 +120,21 @@ public final class StoreBackup implements KvStore.Backup {
   }
 
   private interface RowSink {
-    void accept(byte[] key, byte[] value) throws IOException;
+    /** {@code value} is null when only sizes were read and the row is not a tombstone. */
+    void accept(byte[] key, byte[] value, int valueSize) throws IOException;
   }
 
-  /** Visits the snapshot's rows with {@code prefix} in key order, a chunk at a time. */
-  private void scan(byte prefix, RowSink sink) throws IOException {
+  /**
+   * Visits the snapshot's rows with {@code prefix} in key order, a chunk at a time; with
+   * {@code sizesOnly} a value is read only where the key marks a tombstone, else only its length.
+   */
+  private void scan(byte prefix, boolean sizesOnly, RowSink sink) throws IOException {
     byte[] after = null;
     while (true) {
       byte[] from = after;
-      Chunk chunk = backend.guarded(() -> readChunk(prefix, from));
+      Chunk chunk = backend.guarded(() -> readChunk(prefix, from, sizesOnly));
       for (int i = 0; i < chunk.keys().size(); i++) {
-        sink.accept(chunk.keys().get(i), chunk.values().get(i));
+        sink.accept(chunk.keys().get(i), chunk.values().get(i), chunk.sizes()[i]);
       }
       if (!chunk.more()) {
         return;
@@ -125,35 +143,42 @@ public final class StoreBackup implements KvStore.Backup {
     }
   }
 
-  private record Chunk(List<byte[]> keys, List<byte[]> values, boolean more) {}
+  private record Chunk(List<byte[]> keys, List<byte[]> values, int[] sizes, boolean more) {}
 
   /** The rows with {@code prefix} after key {@code after} (from the first if null), about a chunk. */
-  private synchronized Chunk readChunk(byte prefix, byte[] after) {
+  private synchronized Chunk readChunk(byte prefix, byte[] after, boolean sizesOnly) {
     if (released) {
       throw new IllegalStateException("the store was closed or replaced during the snapshot");
     }
     List<byte[]> keys = new ArrayList<>();
     List<byte[]> values = new ArrayList<>();
+    int[] sizes = new int[64];
     try (RowCursor rows = new RowCursor(backend.db(), new ReadOptions().snapshot(snapshot).fillCache(false))) {
       rows.seek(after == null ? new byte[] {prefix} : after);
       long bytes = 0;
       for (; rows.valid(); rows.next()) {
         byte[] key = rows.key();
         if (key[0] != prefix) {
-          return new Chunk(keys, values, false);
+          break;
         }
         if (after != null && Arrays.equals(key, after)) {
           continue;
         }
-        byte[] value = rows.value();
+        byte[] value = sizesOnly && !(prefix == StoreLayout.REV && io.akkaetcd.mvcc.Revision.isTombstone(key, 1))
+            ? null : rows.value();
+        int size = value != null ? value.length : rows.valueSize();
+        if (keys.size() == sizes.length) {
+          sizes = Arrays.copyOf(sizes, sizes.length * 2);
+        }
+        sizes[keys.size()] = size;
         keys.add(key);
         values.add(value);
-        bytes += key.length + value.length;
+        bytes += key.length + size;
         if (bytes >= CHUNK_BYTES) {
-          return new Chunk(keys, values, true);
+          return new Chunk(keys, values, sizes, true);
         }
       }
-      return new Chunk(keys, values, false);
+      return new Chunk(keys, values, sizes, false);
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }

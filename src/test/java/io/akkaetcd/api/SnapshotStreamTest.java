@@ -119,6 +119,21 @@ class SnapshotStreamTest {
   }
 
   @Test
+  void eachMessageIsWrittenAsProtobufWouldSerializeIt() throws Exception {
+    List<EncodedMessage> messages = SnapshotStream.encoded(FakeBackup::new, List.of(), "test")
+        .runWith(Sink.seq(), system).toCompletableFuture().get(60, TimeUnit.SECONDS);
+    assertTrue(messages.size() > 10, messages.size() + " messages");
+    for (EncodedMessage m : messages) {
+      byte[] bytes = m.whole().toArray();
+      assertArrayEquals(SnapshotResponse.parseFrom(bytes).toByteArray(), bytes);
+    }
+    // The last message has remaining_bytes 0, which proto3 leaves out: the blob's tag comes first.
+    byte[] last = messages.get(messages.size() - 1).whole().toArray();
+    assertEquals(2 + 32, last.length);
+    assertEquals((SnapshotResponse.BLOB_FIELD_NUMBER << 3) | 2, last[0]);
+  }
+
+  @Test
   void aClientThatGoesAwayReleasesTheBackup() throws Exception {
     FakeBackup backup = new FakeBackup();
     SnapshotResponse first = SnapshotStream.of(() -> backup, List.of(), "test")

@@ -45,6 +45,7 @@ class RowCursorTest {
           try (RowCursor rows = new RowCursor(db, options)) {
             for (rows.seek(from); rows.valid(); rows.next()) {
               assertArrayEquals(expected.get(n).getKey(), rows.key());
+              assertEquals(expected.get(n).getValue().length, rows.valueSize());
               assertArrayEquals(expected.get(n).getValue(), rows.value());
               n++;
             }

@@ -1,6 +1,7 @@
 package io.akkaetcd.mvcc;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import com.google.protobuf.ByteString;
@@ -93,6 +94,21 @@ class StoreBackupTest {
         }
         assertEquals(s.events(MANY / 2 + 1, revision), r.events(MANY / 2 + 1, revision));
         assertEquals(s.hashKV(revision).hash(), r.hashKV(revision).hash());
+      }
+    }
+  }
+
+  @Test
+  void theLayoutPassSizesAreTheRevisionsOwn() throws Exception {
+    try (MvccStore s = MvccStore.open(tmp.resolve("mvcc"))) {
+      fill(s);
+      try (StoreBackup backup = s.backup()) {
+        List<String> rows = new java.util.ArrayList<>();
+        backup.revisions(r -> rows.add(r.tombstone() + " " + r.value().size()));
+        List<String> sizes = new java.util.ArrayList<>();
+        backup.revisionSizes((tombstone, size) -> sizes.add(tombstone + " " + size));
+        assertEquals(rows, sizes);
+        assertTrue(rows.stream().anyMatch(r -> r.startsWith("true ")), "a tombstone among the rows");
       }
     }
   }
