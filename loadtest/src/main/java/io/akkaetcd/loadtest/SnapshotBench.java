@@ -70,7 +70,7 @@ public final class SnapshotBench {
       ServerUnderTest.deleteTree(work);
     }
     System.out.println();
-    System.out.println("| server | keys | file MiB | save s, first / median of 3 | RSS growth MiB (first save) | puts/s alone | puts/s during saves | loss | restore s | first start s |");
+    System.out.println("| server | keys | file MiB | save s, first / median of 3 | RSS growth MiB, first save (of it anonymous) | puts/s alone | puts/s during saves | loss | restore s | first start s |");
     System.out.println("|---|---|---|---|---|---|---|---|---|---|");
     rows.forEach(System.out::println);
   }
@@ -83,6 +83,7 @@ public final class SnapshotBench {
     double saveSeconds;
     double saveMedian;
     long rssGrowth;
+    long anonGrowth;
     Report alone;
     Report during;
     try (ServerUnderTest s = new ServerUnderTest(kind, executable, saved, List.of())) {
@@ -93,11 +94,14 @@ public final class SnapshotBench {
         ClosedLoop.run("fill", ch, 64, keys, 0, (c, client, seq, done) -> Rpc.call(c, Rpc.PUT,
             PutRequest.newBuilder().setKey(KvLoad.key(seq, 16)).setValue(value).build(), (r, st) -> done.accept(st)));
         long rssBefore = s.rssBytes();
+        long anonBefore = s.rssAnonBytes();
         AtomicLong rssPeak = new AtomicLong(rssBefore);
+        AtomicLong anonPeak = new AtomicLong(anonBefore);
         AtomicBoolean saving = new AtomicBoolean(true);
         Thread sampler = new Thread(() -> {
           while (saving.get()) {
             rssPeak.accumulateAndGet(s.rssBytes(), Math::max);
+            anonPeak.accumulateAndGet(s.rssAnonBytes(), Math::max);
             try {
               Thread.sleep(20); // RSS sampling period
             } catch (InterruptedException e) {
@@ -112,6 +116,7 @@ public final class SnapshotBench {
         saving.set(false);
         sampler.join();
         rssGrowth = rssPeak.get() - rssBefore;
+        anonGrowth = anonPeak.get() - anonBefore;
         // Two more saves: the first is also the JVM's first run of the save path (compiled as it
         // goes), the median of the three is what a member that has saved before takes.
         List<Double> times = new ArrayList<>(List.of(saveSeconds));
@@ -165,11 +170,11 @@ public final class SnapshotBench {
     double loss = 1 - during.throughput() / alone.throughput();
     String name = kind == ServerUnderTest.Kind.ETCD ? "etcd" : "akka-etcd";
     System.out.printf(Locale.ROOT, "RESULT {\"server\":\"%s\",\"keys\":%d,\"valSize\":%d,\"fileBytes\":%d,\"saveSeconds\":%.3f,\"saveMedianSeconds\":%.3f,"
-        + "\"rssGrowthBytes\":%d,\"putsAlone\":%.1f,\"putsDuringSaves\":%.1f,\"saves\":%s,\"restoreSeconds\":%.3f,"
-        + "\"firstStartMs\":%d}%n", name, keys, valSize, Files.size(snap), saveSeconds, saveMedian, rssGrowth, alone.throughput(),
+        + "\"rssGrowthBytes\":%d,\"rssAnonGrowthBytes\":%d,\"putsAlone\":%.1f,\"putsDuringSaves\":%.1f,\"saves\":%s,\"restoreSeconds\":%.3f,"
+        + "\"firstStartMs\":%d}%n", name, keys, valSize, Files.size(snap), saveSeconds, saveMedian, rssGrowth, anonGrowth, alone.throughput(),
         during.throughput(), during.extra.get("saves"), restoreSeconds, firstStartMs);
-    return String.format(Locale.ROOT, "| %s | %,d | %.1f | %.2f / %.2f | %.1f | %,.0f | %,.0f | %.0f %% | %.2f | %.2f |", name,
-        keys, Files.size(snap) / mib, saveSeconds, saveMedian, rssGrowth / mib, alone.throughput(), during.throughput(), loss * 100,
+    return String.format(Locale.ROOT, "| %s | %,d | %.1f | %.2f / %.2f | %.1f (%.1f) | %,.0f | %,.0f | %.0f %% | %.2f | %.2f |", name,
+        keys, Files.size(snap) / mib, saveSeconds, saveMedian, rssGrowth / mib, anonGrowth / mib, alone.throughput(), during.throughput(), loss * 100,
         restoreSeconds, firstStartMs / 1000.0);
   }
 
