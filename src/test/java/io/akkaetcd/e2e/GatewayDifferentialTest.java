@@ -5,10 +5,12 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.google.protobuf.ByteString;
 import com.google.protobuf.Message;
+import com.google.protobuf.util.JsonFormat;
 import io.akkaetcd.proto.etcdserverpb.PutRequest;
 import io.akkaetcd.proto.etcdserverpb.PutResponse;
 import io.akkaetcd.proto.etcdserverpb.RangeRequest;
 import io.akkaetcd.proto.etcdserverpb.RangeResponse;
+import io.akkaetcd.proto.etcdserverpb.SnapshotResponse;
 import io.grpc.CallOptions;
 import io.grpc.ManagedChannel;
 import io.grpc.ManagedChannelBuilder;
@@ -412,6 +414,40 @@ class GatewayDifferentialTest {
       assertEquals(e.line(), a.line(), "canceled for compaction");
     }
   }
+
+  /**
+   * POST /v3/maintenance/snapshot streams the image as etcd's gateway does: chunks of at most
+   * 32 KiB counting down the bytes remaining, then one chunk with the image's sha256 alone.
+   */
+  @Test
+  void snapshotStreamsAsEtcd() throws Exception {
+    for (ServerProcess server : List.of(etcd, akka)) {
+      HttpResponse<String> r = send(server, post("/v3/maintenance/snapshot", "{}"));
+      assertEquals(200, r.statusCode(), server.kind().toString());
+      List<SnapshotResponse> chunks = new ArrayList<>();
+      for (String line : r.body().split("\n")) {
+        Matcher m = RESULT.matcher(line);
+        assertTrue(m.matches(), server.kind() + ": " + line);
+        SnapshotResponse.Builder chunk = SnapshotResponse.newBuilder();
+        JsonFormat.parser().merge(m.group(1), chunk);
+        chunks.add(chunk.build());
+      }
+      assertTrue(chunks.size() >= 2, server.kind() + ": " + chunks.size() + " chunks");
+      java.io.ByteArrayOutputStream image = new java.io.ByteArrayOutputStream();
+      for (SnapshotResponse chunk : chunks.subList(0, chunks.size() - 1)) {
+        assertTrue(chunk.getBlob().size() > 0 && chunk.getBlob().size() <= 32 * 1024, server.kind().toString());
+        chunk.getBlob().writeTo(image);
+        assertEquals(chunks.get(0).getRemainingBytes() + chunks.get(0).getBlob().size() - image.size(),
+            chunk.getRemainingBytes(), server.kind() + ": remaining bytes after a chunk");
+      }
+      SnapshotResponse last = chunks.get(chunks.size() - 1);
+      assertEquals(0, last.getRemainingBytes(), server.kind().toString());
+      assertEquals(ByteString.copyFrom(java.security.MessageDigest.getInstance("SHA-256").digest(image.toByteArray())),
+          last.getBlob(), server.kind() + ": the last chunk is the image's sha256");
+    }
+  }
+
+  private static final Pattern RESULT = Pattern.compile("\\{\"result\":(\\{.*\\})\\}");
 
   @Test
   void servicesNotBuiltAnswerUnimplemented() {
