@@ -224,11 +224,16 @@ public final class GrpcServiceHandler implements Function<HttpRequest, Completio
     public <Q, R> Builder serverStream(String name, ProtobufSerializer<Q> in, ProtobufSerializer<R> out,
         java.util.function.Function<Q, Source<R, NotUsed>> call) {
       String method = Methods.of(service, name);
-      java.util.function.Function<Source<Q, NotUsed>, Source<R, NotUsed>> one =
-          requests -> requests.take(1).flatMapConcat(call::apply);
+      java.util.function.Function<Source<Q, NotUsed>, Source<R, NotUsed>> one = firstRequest(call);
       methods.put(name, new Stream<Q, R>(method, counted(in, method), counted(out, method), true, one));
       forPipeline.add(pipeline -> PipelineMethod.stream(method, true, in, pipeline, one));
       return this;
+    }
+
+    /** A server stream as a stream of requests: the first request's answers. */
+    private static <Q, R> java.util.function.Function<Source<Q, NotUsed>, Source<R, NotUsed>> firstRequest(
+        java.util.function.Function<Q, Source<R, NotUsed>> call) {
+      return requests -> requests.take(1).flatMapConcat(call::apply);
     }
 
     /**
@@ -239,13 +244,9 @@ public final class GrpcServiceHandler implements Function<HttpRequest, Completio
         java.util.function.Function<Q, Source<R, NotUsed>> call,
         java.util.function.Function<Q, Source<EncodedMessage, NotUsed>> encodedCall) {
       String method = Methods.of(service, name);
-      java.util.function.Function<Source<Q, NotUsed>, Source<EncodedMessage, NotUsed>> oneEncoded =
-          requests -> requests.take(1).flatMapConcat(encodedCall::apply);
       methods.put(name, new Stream<Q, EncodedMessage>(method, counted(in, method),
-          counted(EncodedMessage.SERIALIZER, method), true, oneEncoded));
-      java.util.function.Function<Source<Q, NotUsed>, Source<R, NotUsed>> one =
-          requests -> requests.take(1).flatMapConcat(call::apply);
-      forPipeline.add(pipeline -> PipelineMethod.stream(method, true, in, pipeline, one));
+          counted(EncodedMessage.SERIALIZER, method), true, firstRequest(encodedCall)));
+      forPipeline.add(pipeline -> PipelineMethod.stream(method, true, in, pipeline, firstRequest(call)));
       return this;
     }
 

@@ -122,8 +122,10 @@ final class SnapshotStream {
   }
 
   private static int headerSize(long remaining, int blob) {
-    return (remaining == 0 ? 0 : CodedOutputStream.computeUInt64Size(SnapshotResponse.REMAINING_BYTES_FIELD_NUMBER, remaining))
-        + CodedOutputStream.computeTagSize(SnapshotResponse.BLOB_FIELD_NUMBER) + CodedOutputStream.computeUInt32SizeNoTag(blob);
+    int remainingSize = remaining == 0 ? 0
+        : CodedOutputStream.computeUInt64Size(SnapshotResponse.REMAINING_BYTES_FIELD_NUMBER, remaining);
+    return remainingSize + CodedOutputStream.computeTagSize(SnapshotResponse.BLOB_FIELD_NUMBER)
+        + CodedOutputStream.computeUInt32SizeNoTag(blob);
   }
 
   /** Cuts the image into messages, counting what remains, and hashes it for the last message. */

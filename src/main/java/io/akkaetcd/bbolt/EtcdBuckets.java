@@ -65,7 +65,7 @@ public final class EtcdBuckets implements BboltSource {
       switch (bucket) {
         case KEY -> {
           if (sizes) {
-            export.revisionSizes((tombstone, valueSize) -> sink.putSizes(tombstone ? REVISION_KEY_BYTES + 1 : REVISION_KEY_BYTES, valueSize));
+            export.revisionSizes((tombstone, valueSize) -> sink.putSizes(revisionKeySize(tombstone), valueSize));
           } else {
             export.revisions(r -> sink.put(revisionKey(r.main(), r.sub(), r.tombstone()), r.value()));
           }
@@ -125,9 +125,13 @@ public final class EtcdBuckets implements BboltSource {
     return revisionKey.asReadOnlyByteBuffer().getLong(0);
   }
 
+  private static int revisionKeySize(boolean tombstone) {
+    return tombstone ? REVISION_KEY_BYTES + 1 : REVISION_KEY_BYTES;
+  }
+
   /** etcd's revision key (mvcc/revision.go revToBytes, plus the tombstone mark). */
   public static ByteString revisionKey(long main, long sub, boolean tombstone) {
-    byte[] key = new byte[tombstone ? REVISION_KEY_BYTES + 1 : REVISION_KEY_BYTES];
+    byte[] key = new byte[revisionKeySize(tombstone)];
     ByteBuffer.wrap(key).putLong(main).put((byte) '_').putLong(sub);
     if (tombstone) {
       key[REVISION_KEY_BYTES] = 't';

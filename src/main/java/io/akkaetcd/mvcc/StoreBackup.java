@@ -9,6 +9,7 @@ import java.io.UncheckedIOException;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.function.Predicate;
 import org.iq80.leveldb.ReadOptions;
 import org.iq80.leveldb.Snapshot;
 
@@ -51,9 +52,9 @@ public final class StoreBackup implements KvStore.Backup {
   /** Revision rows as etcd's "key" bucket holds them: a tombstone's value keeps only the key. */
   @Override
   public void revisions(Sink<Revision> sink) throws IOException {
-    scan(StoreLayout.REV, false, (k, v, size) -> {
+    scan(StoreLayout.REV, ALL_VALUES, (k, v, size) -> {
       io.akkaetcd.mvcc.Revision r = io.akkaetcd.mvcc.Revision.fromBytes(k, 1);
-      boolean tombstone = io.akkaetcd.mvcc.Revision.isTombstone(k, 1);
+      boolean tombstone = isTombstone(k);
       // Rows pass through as stored (each a fresh array of the chunk); only a tombstone is rewritten.
       sink.accept(tombstone
           ? new Revision(r.main(), r.sub(), true, tombstoneValue(v))
@@ -64,10 +65,14 @@ public final class StoreBackup implements KvStore.Backup {
   /** The same rows' sizes, their values left unread except a tombstone's (which is rewritten). */
   @Override
   public void revisionSizes(SizeSink sink) throws IOException {
-    scan(StoreLayout.REV, true, (k, v, size) -> {
-      boolean tombstone = io.akkaetcd.mvcc.Revision.isTombstone(k, 1);
+    scan(StoreLayout.REV, StoreBackup::isTombstone, (k, v, size) -> {
+      boolean tombstone = isTombstone(k);
       sink.accept(tombstone, tombstone ? tombstoneValue(v).size() : size);
     });
+  }
+
+  private static boolean isTombstone(byte[] revisionRow) {
+    return io.akkaetcd.mvcc.Revision.isTombstone(revisionRow, 1);
   }
 
   /** etcd's tombstone row: a KeyValue holding only the deleted key. */
@@ -77,7 +82,7 @@ public final class StoreBackup implements KvStore.Backup {
 
   @Override
   public void leases(Sink<Lease> sink) throws IOException {
-    scan(StoreLayout.LEASE, false, (k, v, size) -> sink.accept(new Lease(StoreLayout.leaseIdOf(k), StoreLayout.longOf(v))));
+    scan(StoreLayout.LEASE, ALL_VALUES, (k, v, size) -> sink.accept(new Lease(StoreLayout.leaseIdOf(k), StoreLayout.longOf(v))));
   }
 
   @Override
@@ -102,8 +107,8 @@ public final class StoreBackup implements KvStore.Backup {
   @Override
   public List<Row> rows() throws IOException {
     List<Row> rows = new ArrayList<>();
-    scan(StoreLayout.ALARM, false, (k, v, size) -> rows.add(new Row("alarm", ByteString.copyFrom(k, 1, k.length - 1), ByteString.EMPTY)));
-    scan(StoreLayout.BUCKET, false, (k, v, size) -> {
+    scan(StoreLayout.ALARM, ALL_VALUES, (k, v, size) -> rows.add(new Row("alarm", ByteString.copyFrom(k, 1, k.length - 1), ByteString.EMPTY)));
+    scan(StoreLayout.BUCKET, ALL_VALUES, (k, v, size) -> {
       int end = 1;
       while (k[end] != 0) {
         end++;
@@ -120,19 +125,21 @@ public final class StoreBackup implements KvStore.Backup {
   }
 
   private interface RowSink {
-    /** {@code value} is null when only sizes were read and the row is not a tombstone. */
+    /** {@code value} is null where the scan read only its length. */
     void accept(byte[] key, byte[] value, int valueSize) throws IOException;
   }
 
+  private static final Predicate<byte[]> ALL_VALUES = key -> true;
+
   /**
-   * Visits the snapshot's rows with {@code prefix} in key order, a chunk at a time; with
-   * {@code sizesOnly} a value is read only where the key marks a tombstone, else only its length.
+   * Visits the snapshot's rows with {@code prefix} in key order, a chunk at a time; a row's value
+   * is read where {@code readValue} holds for its key, else only the value's length.
    */
-  private void scan(byte prefix, boolean sizesOnly, RowSink sink) throws IOException {
+  private void scan(byte prefix, Predicate<byte[]> readValue, RowSink sink) throws IOException {
     byte[] after = null;
     while (true) {
       byte[] from = after;
-      Chunk chunk = backend.guarded(() -> readChunk(prefix, from, sizesOnly));
+      Chunk chunk = backend.guarded(() -> readChunk(prefix, from, readValue));
       for (int i = 0; i < chunk.keys().size(); i++) {
         sink.accept(chunk.keys().get(i), chunk.values().get(i), chunk.sizes()[i]);
       }
@@ -146,7 +153,7 @@ public final class StoreBackup implements KvStore.Backup {
   private record Chunk(List<byte[]> keys, List<byte[]> values, int[] sizes, boolean more) {}
 
   /** The rows with {@code prefix} after key {@code after} (from the first if null), about a chunk. */
-  private synchronized Chunk readChunk(byte prefix, byte[] after, boolean sizesOnly) {
+  private synchronized Chunk readChunk(byte prefix, byte[] after, Predicate<byte[]> readValue) {
     if (released) {
       throw new IllegalStateException("the store was closed or replaced during the snapshot");
     }
@@ -164,8 +171,7 @@ public final class StoreBackup implements KvStore.Backup {
         if (after != null && Arrays.equals(key, after)) {
           continue;
         }
-        byte[] value = sizesOnly && !(prefix == StoreLayout.REV && io.akkaetcd.mvcc.Revision.isTombstone(key, 1))
-            ? null : rows.value();
+        byte[] value = readValue.test(key) ? rows.value() : null;
         int size = value != null ? value.length : rows.valueSize();
         if (keys.size() == sizes.length) {
           sizes = Arrays.copyOf(sizes, sizes.length * 2);
