@@ -95,6 +95,21 @@ final class RowCursor implements AutoCloseable {
     }
   }
 
+  /** Appends the current row's key to {@code out} and returns its length; only while {@link #valid}. */
+  int appendKey(ChunkBytes out) throws IOException {
+    return self == 0 ? append(fallback.getKey(), out) : copyInto(NATIVES.key, out);
+  }
+
+  /** Appends the current row's value to {@code out} and returns its length; only while {@link #valid}. */
+  int appendValue(ChunkBytes out) throws IOException {
+    return self == 0 ? append(fallback.getValue(), out) : copyInto(NATIVES.value, out);
+  }
+
+  private static int append(byte[] b, ChunkBytes out) {
+    out.append(b);
+    return b.length;
+  }
+
   /** Steps to the next row; at the end, throws if the iterator stopped on an error. */
   void next() throws IOException {
     if (self == 0) {
@@ -131,14 +146,33 @@ final class RowCursor implements AutoCloseable {
     }
   }
 
+  /** Copies the slice from native memory straight into {@code out}: no array per row. */
+  private int copyInto(MethodHandle part, ChunkBytes out) throws IOException {
+    try {
+      long ptr = (long) part.invokeExact(self);
+      try {
+        NATIVES.read.invokeExact(slice, ptr, 0);
+        int n = Math.toIntExact((long) NATIVES.size.invokeExact(slice));
+        byte[] into = out.reserve(n);
+        NATIVES.bufferCopy.invokeExact((long) NATIVES.data.invokeExact(slice), 0L, into, (long) out.length(), (long) n);
+        out.advance(n);
+        return n;
+      } finally {
+        NATIVES.deleteSlice.invokeExact(ptr);
+      }
+    } catch (Throwable e) {
+      throw failed(e);
+    }
+  }
+
   private static IOException failed(Throwable e) {
     return e instanceof IOException io ? io : new IOException("leveldb iterator: " + e, e);
   }
 
-  /** leveldbjni 1.8's iterator and slice natives (NativeIterator.IteratorJNI, NativeSlice). */
+  /** leveldbjni 1.8's iterator, slice and buffer natives (NativeIterator.IteratorJNI, NativeSlice, NativeBuffer). */
   private record Natives(Field iterator, Field self, MethodHandle valid, MethodHandle key, MethodHandle value,
       MethodHandle next, MethodHandle status, MethodHandle checkStatus, MethodHandle newSlice, MethodHandle read,
-      MethodHandle toByteArray, MethodHandle size, MethodHandle deleteSlice) {
+      MethodHandle toByteArray, MethodHandle size, MethodHandle data, MethodHandle bufferCopy, MethodHandle deleteSlice) {
     private static final String PKG = "org.fusesource.leveldbjni.internal.";
 
     static Natives find() {
@@ -150,6 +184,7 @@ final class RowCursor implements AutoCloseable {
         Class<?> nativeSlice = Class.forName(PKG + "NativeSlice");
         Class<?> sliceJni = Class.forName(PKG + "NativeSlice$SliceJNI");
         Class<?> nativeDb = Class.forName(PKG + "NativeDB");
+        Class<?> bufferJni = Class.forName(PKG + "NativeBuffer$NativeBufferJNI");
         Field iterator = jniIterator.getDeclaredField("iterator");
         iterator.setAccessible(true);
         Field self = nativeObject.getDeclaredField("self");
@@ -172,6 +207,10 @@ final class RowCursor implements AutoCloseable {
                 .asType(MethodType.methodType(byte[].class, Object.class)),
             sl.findVirtual(nativeSlice, "size", MethodType.methodType(long.class))
                 .asType(MethodType.methodType(long.class, Object.class)),
+            sl.findVirtual(nativeSlice, "data", MethodType.methodType(long.class))
+                .asType(MethodType.methodType(long.class, Object.class)),
+            MethodHandles.privateLookupIn(bufferJni, here).findStatic(bufferJni, "buffer_copy",
+                MethodType.methodType(void.class, long.class, long.class, byte[].class, long.class, long.class)),
             MethodHandles.privateLookupIn(sliceJni, here)
                 .findStatic(sliceJni, "delete", MethodType.methodType(void.class, long.class)));
       } catch (ReflectiveOperationException | RuntimeException e) {

@@ -6,10 +6,10 @@ import io.akkaetcd.bbolt.EtcdExport;
 import io.akkaetcd.proto.mvccpb.KeyValue;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
-import java.util.function.Predicate;
 import org.iq80.leveldb.ReadOptions;
 import org.iq80.leveldb.Snapshot;
 
@@ -49,40 +49,46 @@ public final class StoreBackup implements KvStore.Backup {
     });
   }
 
-  /** Revision rows as etcd's "key" bucket holds them: a tombstone's value keeps only the key. */
+  /**
+   * Revision rows as etcd's "key" bucket holds them: a tombstone's value keeps only the key. A
+   * value is a view of the scan's chunk bytes ({@link #scan}): the sink copies it or drops it by
+   * the time the chunk after next is read, as the bbolt writer does (it holds one page's pairs).
+   */
   @Override
   public void revisions(Sink<Revision> sink) throws IOException {
-    scan(StoreLayout.REV, ALL_VALUES, (k, v, size) -> {
-      io.akkaetcd.mvcc.Revision r = io.akkaetcd.mvcc.Revision.fromBytes(k, 1);
-      boolean tombstone = isTombstone(k);
-      // Rows pass through as stored (each a fresh array of the chunk); only a tombstone is rewritten.
+    scan(StoreLayout.REV, ALL_VALUES, (b, k, kn, v, vn) -> {
+      io.akkaetcd.mvcc.Revision r = io.akkaetcd.mvcc.Revision.fromBytes(b, k + 1);
+      boolean tombstone = isTombstone(b, k, kn);
       sink.accept(tombstone
-          ? new Revision(r.main(), r.sub(), true, tombstoneValue(v))
-          : new Revision(r.main(), r.sub(), false, UnsafeByteOperations.unsafeWrap(v)));
+          ? new Revision(r.main(), r.sub(), true, tombstoneValue(b, v, vn))
+          : new Revision(r.main(), r.sub(), false, UnsafeByteOperations.unsafeWrap(b, v, vn)));
     });
   }
 
   /** The same rows' sizes, their values left unread except a tombstone's (which is rewritten). */
   @Override
   public void revisionSizes(SizeSink sink) throws IOException {
-    scan(StoreLayout.REV, StoreBackup::isTombstone, (k, v, size) -> {
-      boolean tombstone = isTombstone(k);
-      sink.accept(tombstone, tombstone ? tombstoneValue(v).size() : size);
+    scan(StoreLayout.REV, StoreBackup::isTombstone, (b, k, kn, v, vn) -> {
+      boolean tombstone = isTombstone(b, k, kn);
+      sink.accept(tombstone, tombstone ? tombstoneValue(b, v, vn).size() : vn);
     });
   }
 
-  private static boolean isTombstone(byte[] revisionRow) {
-    return io.akkaetcd.mvcc.Revision.isTombstone(revisionRow, 1);
+  private static boolean isTombstone(byte[] b, int keyOffset, int keyLength) {
+    return keyLength == 1 + io.akkaetcd.mvcc.Revision.BYTES + 1
+        && b[keyOffset + 1 + io.akkaetcd.mvcc.Revision.BYTES] == io.akkaetcd.mvcc.Revision.TOMBSTONE;
   }
 
   /** etcd's tombstone row: a KeyValue holding only the deleted key. */
-  private static ByteString tombstoneValue(byte[] stored) throws IOException {
-    return KeyValue.newBuilder().setKey(StoreLayout.parse(stored).getKey()).build().toByteString();
+  private static ByteString tombstoneValue(byte[] b, int offset, int length) throws IOException {
+    return KeyValue.newBuilder().setKey(KeyValue.parseFrom(UnsafeByteOperations.unsafeWrap(b, offset, length)).getKey())
+        .build().toByteString();
   }
 
   @Override
   public void leases(Sink<Lease> sink) throws IOException {
-    scan(StoreLayout.LEASE, ALL_VALUES, (k, v, size) -> sink.accept(new Lease(StoreLayout.leaseIdOf(k), StoreLayout.longOf(v))));
+    scan(StoreLayout.LEASE, ALL_VALUES, (b, k, kn, v, vn) -> sink.accept(new Lease(
+        ByteBuffer.wrap(b, k + 1, Long.BYTES).getLong(), ByteBuffer.wrap(b, v, Long.BYTES).getLong())));
   }
 
   @Override
@@ -107,14 +113,15 @@ public final class StoreBackup implements KvStore.Backup {
   @Override
   public List<Row> rows() throws IOException {
     List<Row> rows = new ArrayList<>();
-    scan(StoreLayout.ALARM, ALL_VALUES, (k, v, size) -> rows.add(new Row("alarm", ByteString.copyFrom(k, 1, k.length - 1), ByteString.EMPTY)));
-    scan(StoreLayout.BUCKET, ALL_VALUES, (k, v, size) -> {
-      int end = 1;
-      while (k[end] != 0) {
+    scan(StoreLayout.ALARM, ALL_VALUES, (b, k, kn, v, vn) ->
+        rows.add(new Row("alarm", ByteString.copyFrom(b, k + 1, kn - 1), ByteString.EMPTY)));
+    scan(StoreLayout.BUCKET, ALL_VALUES, (b, k, kn, v, vn) -> {
+      int end = k + 1;
+      while (b[end] != 0) {
         end++;
       }
-      rows.add(new Row(new String(k, 1, end - 1, java.nio.charset.StandardCharsets.UTF_8),
-          ByteString.copyFrom(k, end + 1, k.length - end - 1), ByteString.copyFrom(v)));
+      rows.add(new Row(new String(b, k + 1, end - k - 1, java.nio.charset.StandardCharsets.UTF_8),
+          ByteString.copyFrom(b, end + 1, k + kn - end - 1), ByteString.copyFrom(b, v, vn)));
     });
     return rows;
   }
@@ -125,66 +132,94 @@ public final class StoreBackup implements KvStore.Backup {
   }
 
   private interface RowSink {
-    /** {@code value} is null where the scan read only its length. */
-    void accept(byte[] key, byte[] value, int valueSize) throws IOException;
+    /**
+     * A row as offsets into {@code b}: its key, and its value ({@code valueOffset} -1 where the
+     * scan read only its length). {@code b} is valid until the chunk after next is read.
+     */
+    void accept(byte[] b, int keyOffset, int keyLength, int valueOffset, int valueLength) throws IOException;
   }
 
-  private static final Predicate<byte[]> ALL_VALUES = key -> true;
+  /** Which rows' values a scan reads, by the row's key at an offset of a chunk's bytes. */
+  private interface ValueFilter {
+    boolean read(byte[] b, int keyOffset, int keyLength);
+  }
+
+  private static final ValueFilter ALL_VALUES = (b, k, kn) -> true;
 
   /**
    * Visits the snapshot's rows with {@code prefix} in key order, a chunk at a time; a row's value
-   * is read where {@code readValue} holds for its key, else only the value's length.
+   * is read where {@code readValue} holds for its key, else only the value's length. Two chunk
+   * buffers take turns, so a row's bytes stay as they are until the chunk after next is read.
    */
-  private void scan(byte prefix, Predicate<byte[]> readValue, RowSink sink) throws IOException {
+  private void scan(byte prefix, ValueFilter readValue, RowSink sink) throws IOException {
+    ChunkBytes[] buffers = {new ChunkBytes(BUFFER_BYTES), new ChunkBytes(BUFFER_BYTES)};
     byte[] after = null;
-    while (true) {
+    for (int turn = 0; ; turn ^= 1) {
       byte[] from = after;
-      Chunk chunk = backend.guarded(() -> readChunk(prefix, from, readValue));
-      for (int i = 0; i < chunk.keys().size(); i++) {
-        sink.accept(chunk.keys().get(i), chunk.values().get(i), chunk.sizes()[i]);
+      ChunkBytes bytes = buffers[turn];
+      Chunk chunk = backend.guarded(() -> readChunk(prefix, from, readValue, bytes));
+      byte[] b = bytes.array();
+      for (int i = 0; i < chunk.count(); i++) {
+        int at = 4 * i;
+        int[] r = chunk.rows();
+        sink.accept(b, r[at], r[at + 1], r[at + 2], r[at + 3]);
       }
       if (!chunk.more()) {
         return;
       }
-      after = chunk.keys().get(chunk.keys().size() - 1);
+      int last = 4 * (chunk.count() - 1);
+      after = Arrays.copyOfRange(b, chunk.rows()[last], chunk.rows()[last] + chunk.rows()[last + 1]);
     }
   }
 
-  private record Chunk(List<byte[]> keys, List<byte[]> values, int[] sizes, boolean more) {}
+  /** The bytes a chunk's buffer starts with; it grows to a chunk's size where the rows need it. */
+  private static final int BUFFER_BYTES = 64 << 10;
 
-  /** The rows with {@code prefix} after key {@code after} (from the first if null), about a chunk. */
-  private synchronized Chunk readChunk(byte prefix, byte[] after, Predicate<byte[]> readValue) {
+  /** {@code count} rows, four ints each in {@code rows}: key offset and length, value offset (or -1) and length. */
+  private record Chunk(int[] rows, int count, boolean more) {}
+
+  /**
+   * The rows with {@code prefix} after key {@code after} (from the first if null), about a chunk,
+   * copied into {@code bytes} (cleared first).
+   */
+  private synchronized Chunk readChunk(byte prefix, byte[] after, ValueFilter readValue, ChunkBytes bytes) {
     if (released) {
       throw new IllegalStateException("the store was closed or replaced during the snapshot");
     }
-    List<byte[]> keys = new ArrayList<>();
-    List<byte[]> values = new ArrayList<>();
-    int[] sizes = new int[64];
-    try (RowCursor rows = new RowCursor(backend.db(), new ReadOptions().snapshot(snapshot).fillCache(false))) {
-      rows.seek(after == null ? new byte[] {prefix} : after);
-      long bytes = 0;
-      for (; rows.valid(); rows.next()) {
-        byte[] key = rows.key();
-        if (key[0] != prefix) {
+    bytes.clear();
+    int[] rows = new int[4 * 64];
+    int count = 0;
+    try (RowCursor cursor = new RowCursor(backend.db(), new ReadOptions().snapshot(snapshot).fillCache(false))) {
+      cursor.seek(after == null ? new byte[] {prefix} : after);
+      long read = 0;
+      for (; cursor.valid(); cursor.next()) {
+        int key = bytes.length();
+        int keyLength = cursor.appendKey(bytes);
+        byte[] b = bytes.array();
+        if (b[key] != prefix) {
           break;
         }
-        if (after != null && Arrays.equals(key, after)) {
+        if (after != null && Arrays.equals(b, key, key + keyLength, after, 0, after.length)) {
+          bytes.truncate(key);
           continue;
         }
-        byte[] value = readValue.test(key) ? rows.value() : null;
-        int size = value != null ? value.length : rows.valueSize();
-        if (keys.size() == sizes.length) {
-          sizes = Arrays.copyOf(sizes, sizes.length * 2);
+        boolean withValue = readValue.read(b, key, keyLength);
+        int value = withValue ? bytes.length() : -1;
+        int valueLength = withValue ? cursor.appendValue(bytes) : cursor.valueSize();
+        if (4 * count == rows.length) {
+          rows = Arrays.copyOf(rows, rows.length * 2);
         }
-        sizes[keys.size()] = size;
-        keys.add(key);
-        values.add(value);
-        bytes += key.length + size;
-        if (bytes >= CHUNK_BYTES) {
-          return new Chunk(keys, values, sizes, true);
+        rows[4 * count] = key;
+        rows[4 * count + 1] = keyLength;
+        rows[4 * count + 2] = value;
+        rows[4 * count + 3] = valueLength;
+        count++;
+        read += keyLength + valueLength;
+        if (read >= CHUNK_BYTES) {
+          return new Chunk(rows, count, true);
         }
       }
-      return new Chunk(keys, values, sizes, false);
+      return new Chunk(rows, count, false);
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import org.fusesource.leveldbjni.JniDBFactory;
@@ -42,11 +43,20 @@ class RowCursorTest {
             it.forEachRemaining(expected::add);
           }
           int n = 0;
+          // A small buffer to start with: appending grows it as rows come, 100,000-byte values too.
+          ChunkBytes chunk = new ChunkBytes(16);
           try (RowCursor rows = new RowCursor(db, options)) {
             for (rows.seek(from); rows.valid(); rows.next()) {
-              assertArrayEquals(expected.get(n).getKey(), rows.key());
-              assertEquals(expected.get(n).getValue().length, rows.valueSize());
-              assertArrayEquals(expected.get(n).getValue(), rows.value());
+              byte[] key = expected.get(n).getKey();
+              byte[] value = expected.get(n).getValue();
+              assertArrayEquals(key, rows.key());
+              assertEquals(value.length, rows.valueSize());
+              assertArrayEquals(value, rows.value());
+              int at = chunk.length();
+              assertEquals(key.length, rows.appendKey(chunk));
+              assertEquals(value.length, rows.appendValue(chunk));
+              assertArrayEquals(key, Arrays.copyOfRange(chunk.array(), at, at + key.length));
+              assertArrayEquals(value, Arrays.copyOfRange(chunk.array(), at + key.length, chunk.length()));
               n++;
             }
           }

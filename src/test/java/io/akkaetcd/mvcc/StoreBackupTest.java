@@ -33,12 +33,16 @@ class StoreBackupTest {
     return ByteString.copyFromUtf8(s);
   }
 
-  /** Revisions 2..MANY+1 write many/i (a 100-byte value), then: a@+1, a@+2 leased, del a, compact. */
+  /**
+   * Revisions 2..MANY+1 write many/i (a 100-byte value; one of them, larger than a chunk of the
+   * backup's reads, 1.5 MiB), then: a@+1, a@+2 leased, del a, compact.
+   */
   private static long fill(MvccStore s) throws Exception {
     long index = 0;
     for (int i = 0; i < MANY; i++) {
       KvStore.WriteTxn t = s.beginTxn(++index);
-      t.put(b(String.format("many/%05d", i)), b("v".repeat(100) + i), 0);
+      String value = i == MANY * 2 / 3 ? "w".repeat(3 << 19) : "v".repeat(100);
+      t.put(b(String.format("many/%05d", i)), b(value + i), 0);
       t.end();
       s.setApplied(index, 1);
     }
