@@ -36,6 +36,11 @@ public record Revision(long main, long sub) implements Comparable<Revision> {
   }
 
   static boolean isTombstone(byte[] b, int offset) {
-    return b.length == offset + BYTES + 1 && b[offset + BYTES] == TOMBSTONE;
+    return isTombstone(b, offset, b.length);
+  }
+
+  /** Whether the revision at {@code offset}, whose row key ends at {@code end}, marks a delete. */
+  static boolean isTombstone(byte[] b, int offset, int end) {
+    return end == offset + BYTES + 1 && b[offset + BYTES] == TOMBSTONE;
   }
 }

@@ -6,7 +6,6 @@ import io.akkaetcd.bbolt.EtcdExport;
 import io.akkaetcd.proto.mvccpb.KeyValue;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -74,21 +73,20 @@ public final class StoreBackup implements KvStore.Backup {
     });
   }
 
+  /** A revision row's key is its prefix byte, then the revision. */
   private static boolean isTombstone(byte[] b, int keyOffset, int keyLength) {
-    return keyLength == 1 + io.akkaetcd.mvcc.Revision.BYTES + 1
-        && b[keyOffset + 1 + io.akkaetcd.mvcc.Revision.BYTES] == io.akkaetcd.mvcc.Revision.TOMBSTONE;
+    return io.akkaetcd.mvcc.Revision.isTombstone(b, keyOffset + 1, keyOffset + keyLength);
   }
 
   /** etcd's tombstone row: a KeyValue holding only the deleted key. */
-  private static ByteString tombstoneValue(byte[] b, int offset, int length) throws IOException {
-    return KeyValue.newBuilder().setKey(KeyValue.parseFrom(UnsafeByteOperations.unsafeWrap(b, offset, length)).getKey())
-        .build().toByteString();
+  private static ByteString tombstoneValue(byte[] b, int offset, int length) {
+    return KeyValue.newBuilder().setKey(StoreLayout.parse(b, offset, length).getKey()).build().toByteString();
   }
 
   @Override
   public void leases(Sink<Lease> sink) throws IOException {
-    scan(StoreLayout.LEASE, ALL_VALUES, (b, k, kn, v, vn) -> sink.accept(new Lease(
-        ByteBuffer.wrap(b, k + 1, Long.BYTES).getLong(), ByteBuffer.wrap(b, v, Long.BYTES).getLong())));
+    scan(StoreLayout.LEASE, ALL_VALUES, (b, k, kn, v, vn) ->
+        sink.accept(new Lease(StoreLayout.leaseIdOf(b, k), StoreLayout.longOf(b, v))));
   }
 
   @Override
@@ -159,16 +157,15 @@ public final class StoreBackup implements KvStore.Backup {
       ChunkBytes bytes = buffers[turn];
       Chunk chunk = backend.guarded(() -> readChunk(prefix, from, readValue, bytes));
       byte[] b = bytes.array();
-      for (int i = 0; i < chunk.count(); i++) {
-        int at = 4 * i;
-        int[] r = chunk.rows();
+      int[] r = chunk.rows();
+      for (int at = 0; at < 4 * chunk.count(); at += 4) {
         sink.accept(b, r[at], r[at + 1], r[at + 2], r[at + 3]);
       }
       if (!chunk.more()) {
         return;
       }
       int last = 4 * (chunk.count() - 1);
-      after = Arrays.copyOfRange(b, chunk.rows()[last], chunk.rows()[last] + chunk.rows()[last + 1]);
+      after = Arrays.copyOfRange(b, r[last], r[last] + r[last + 1]);
     }
   }
 

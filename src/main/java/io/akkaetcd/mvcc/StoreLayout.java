@@ -50,7 +50,12 @@ final class StoreLayout {
   }
 
   static long leaseIdOf(byte[] leaseKey) {
-    return ByteBuffer.wrap(leaseKey, 1, 8).getLong();
+    return leaseIdOf(leaseKey, 0);
+  }
+
+  /** The lease id of the lease key at {@code offset} of {@code b}. */
+  static long leaseIdOf(byte[] b, int offset) {
+    return ByteBuffer.wrap(b, offset + 1, 8).getLong();
   }
 
   static byte[] alarmKey(byte[] record) {
@@ -72,7 +77,12 @@ final class StoreLayout {
 
   /** An 8-byte value as stored; 0 for a row that is not there. */
   static long longOf(byte[] v) {
-    return v == null ? 0 : ByteBuffer.wrap(v).getLong();
+    return v == null ? 0 : longOf(v, 0);
+  }
+
+  /** The 8-byte value stored at {@code offset} of {@code b}. */
+  static long longOf(byte[] b, int offset) {
+    return ByteBuffer.wrap(b, offset, 8).getLong();
   }
 
   static byte[] longBytes(long v) {
@@ -81,8 +91,13 @@ final class StoreLayout {
 
   /** A revision row's value. */
   static KeyValue parse(byte[] bytes) {
+    return parse(bytes, 0, bytes.length);
+  }
+
+  /** A revision row's value at {@code offset} of {@code b}. */
+  static KeyValue parse(byte[] b, int offset, int length) {
     try {
-      return KeyValue.parseFrom(bytes);
+      return KeyValue.parser().parseFrom(b, offset, length);
     } catch (InvalidProtocolBufferException e) {
       throw new IllegalStateException("corrupt revision in the MVCC store", e);
     }
