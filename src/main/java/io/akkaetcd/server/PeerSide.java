@@ -16,8 +16,15 @@ import io.akkaetcd.raft.peer.PeerActivity;
 import io.akkaetcd.raft.peer.PeerGate;
 import io.akkaetcd.raft.peer.PeerProbes;
 import io.akkaetcd.raft.peer.PeerStatusLog;
+import io.akkaetcd.raft.peer.PeerPort;
 import io.akkaetcd.raft.peer.PeerTraffic;
 import io.akkaetcd.raft.peer.PeerTransport;
+import io.akkaetcd.raft.peer.RaftStreams;
+import io.akkaetcd.raft.peer.StreamSockets;
+import io.akkaetcd.tls.PeerSslEngineProvider;
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
 import io.akkaetcd.snapshot.SnapshotTransfers;
 import io.akkaetcd.snapshot.StateMachineSnapshots;
 import java.net.URI;
@@ -57,6 +64,18 @@ final class PeerSide {
     this.clusterId = members.clusterId();
     Map<Long, URI> peers = peerUrls(members);
     this.transport = new PeerTransport(classic, peers, gate, clusterId, traffic);
+    StreamSockets sockets = streamSockets(config, members);
+    PeerPort port = openPeerPort(config, members, sockets, inbox, traffic);
+    RaftStreams streams = (!classic.settings().config().hasPath("akka-etcd.raft-streams")
+        || classic.settings().config().getBoolean("akka-etcd.raft-streams"))
+        ? new RaftStreams(peers, sockets, traffic) : null;
+    if (streams != null) {
+      transport.useStreams(streams);
+    }
+    classic.registerOnTermination(() -> {
+      transport.close();
+      port.close();
+    });
     PeerProbes probes = new PeerProbes(classic, members.self().value(), peers, gate, clusterId, System::nanoTime);
     membership.onChange(m -> {
       Map<Long, URI> urls = peerUrls(m);
@@ -72,8 +91,39 @@ final class PeerSide {
     classic.scheduler().scheduleWithFixedDelay(config.heartbeatInterval(), config.heartbeatInterval(), () -> {
       probes.probeAll();
       statusLog.check(probes.peerIds(), System.nanoTime());
+      if (streams != null) {
+        streams.closeStalled();
+      }
     }, classic.dispatcher());
     faults.peerSideStarted(classic, id -> peerAddress(membership, id));
+  }
+
+  /** Plain streams for an http:// peer URL, TLS with the peer flags for https:// (as Artery's transport, PeerConfig). */
+  private static StreamSockets streamSockets(ServerConfig config, ClusterMembers members) {
+    return PeerConfig.advertisedUrl(config, members).getScheme().equals("https")
+        ? new TlsStreamSockets(PeerSslEngineProvider.sides(PeerConfig.peerTlsFlags(config))) : StreamSockets.PLAIN;
+  }
+
+  /**
+   * Listens on the member's first --listen-peer-urls: Raft streams from peers go into {@code inbox},
+   * Artery's connections on to Artery's own port (on the same host; loopback when that is a wildcard).
+   */
+  private PeerPort openPeerPort(ServerConfig config, ClusterMembers members, StreamSockets sockets, RaftInbox inbox,
+      PeerTraffic traffic) {
+    URI listen = PeerConfig.listenUrl(config, members);
+    InetSocketAddress address = new InetSocketAddress(listen.getHost(), listen.getPort());
+    akka.actor.Address bound = ((akka.remote.artery.ArteryTransport) ((akka.remote.RemoteActorRefProvider)
+        ((ExtendedActorSystem) classic).provider()).transport()).bindAddress().address();
+    boolean wildcard = address.getAddress() != null && address.getAddress().isAnyLocalAddress();
+    InetSocketAddress artery = new InetSocketAddress(
+        wildcard ? InetAddress.getLoopbackAddress().getHostAddress() : bound.host().get(), (Integer) bound.port().get());
+    int maxFrame = (int) Math.min(Integer.MAX_VALUE,
+        PeerConfig.maxFrameBytes(config, io.akkaetcd.raft.member.RaftMember.MAX_APPEND_BYTES));
+    try {
+      return PeerPort.open(address, artery, sockets, inbox::deliver, gate, clusterId, traffic, maxFrame);
+    } catch (IOException e) {
+      throw ListenUrls.bindFailed(address, e);
+    }
   }
 
   /**

@@ -37,8 +37,23 @@ public final class PeerSslEngineProvider implements SSLEngineProvider {
   }
 
   PeerSslEngineProvider(Config config) {
-    Map<String, String> flags = new HashMap<>();
-    config.entrySet().forEach(e -> flags.put(e.getKey(), String.valueOf(e.getValue().unwrapped())));
+    this(sides(flags(config)));
+  }
+
+  private PeerSslEngineProvider(Sides sides) {
+    this.server = sides.server();
+    this.client = sides.client();
+  }
+
+  /** The accepting and the dialing side of peer TLS. */
+  public record Sides(TlsConfig server, TlsConfig client) {}
+
+  /**
+   * Both sides of peer TLS from etcd's peer flags by name ({@code peer-cert-file}, ...), plus
+   * {@code data-dir} and {@code listen-peer-urls} (comma-separated) for {@code --peer-auto-tls},
+   * whose files are found or made as etcd does: the same for every caller.
+   */
+  public static Sides sides(Map<String, String> flags) {
     TlsInfo info = TlsInfo.peer(flags);
     if (info.autoTls()) {
       List<URI> urls = new ArrayList<>();
@@ -49,8 +64,13 @@ public final class PeerSslEngineProvider implements SSLEngineProvider {
       }
       info = SelfCert.apply(info, Path.of(flags.getOrDefault("data-dir", ".")), "peer", urls);
     }
-    this.server = TlsConfig.server(info);
-    this.client = TlsConfig.client(info);
+    return new Sides(TlsConfig.server(info), TlsConfig.client(info));
+  }
+
+  private static Map<String, String> flags(Config config) {
+    Map<String, String> flags = new HashMap<>();
+    config.entrySet().forEach(e -> flags.put(e.getKey(), String.valueOf(e.getValue().unwrapped())));
+    return flags;
   }
 
   @Override

@@ -22,13 +22,15 @@ import java.util.function.Consumer;
  * the messages sent after it is up, with nothing to re-resolve.
  * Artery keeps the order of messages between two members and drops them when a peer is down or
  * its queue is full; Raft retransmits what matters (heartbeats, probes, elections).
+ *
+ * <p>With {@link RaftStreams} in use, a message goes over its peer's stream while that is up and
+ * by Artery otherwise; messages that change ways may arrive out of order, which Raft tolerates as
+ * it tolerates loss (a stale append is refused and the leader probes again).
  */
 public final class PeerTransport {
   /** The name of every member's actor system: Artery addresses include it. */
   public static final String SYSTEM = "akka-etcd";
   public static final String RECEIVER = "raft-peer";
-
-  private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(PeerTransport.class);
 
   private final ExtendedActorSystem system;
   private final PeerGate gate;
@@ -37,6 +39,8 @@ public final class PeerTransport {
   private volatile Map<Long, ActorRef> peers = Map.of();
   /** Set when the member is going away: nothing more is sent. */
   private volatile boolean closed;
+  /** The Raft streams to the peers, which carry what they can; null: everything goes by Artery. */
+  private volatile RaftStreams streams;
 
   /**
    * @param peerUrls every other member's first peer URL, by member id
@@ -59,6 +63,15 @@ public final class PeerTransport {
   /** The peers after a membership change: every other member's first peer URL, by member id. */
   public void update(Map<Long, URI> peerUrls) {
     peers = actorsAt(system, peerUrls, RECEIVER);
+    RaftStreams s = streams;
+    if (s != null) {
+      s.update(peerUrls);
+    }
+  }
+
+  /** From now on a message goes over {@code streams} when its peer's stream is up, else by Artery. */
+  public void useStreams(RaftStreams streams) {
+    this.streams = streams;
   }
 
   /** A reference to the actor {@code /user/<name>} at every peer's address, by member id. */
@@ -89,9 +102,12 @@ public final class PeerTransport {
       return;
     }
     RaftMessage wire = PeerCodec.toWire(m, clusterId);
-    // The size is memoized: Artery's protobuf serializer reuses it, so counting costs no second pass.
+    // The size is memoized: the stream's and Artery's serializers reuse it, so counting costs no second pass.
     traffic.sent(m.to(), wire.getSerializedSize());
-    peer.tell(wire, ActorRef.noSender());
+    RaftStreams s = streams;
+    if (s == null || !s.send(m.to(), wire)) {
+      peer.tell(wire, ActorRef.noSender());
+    }
   }
 
   /**
@@ -100,13 +116,15 @@ public final class PeerTransport {
    */
   public void close() {
     closed = true;
+    RaftStreams s = streams;
+    if (s != null) {
+      s.close();
+    }
   }
 
   /**
    * The receiver actor: hands every message from a peer of {@code clusterId} to the Raft member
-   * (through its inbox). A message from another cluster (a member bootstrapped with another
-   * --initial-cluster-token, say, at an address this cluster knows) is dropped, as etcd rejects
-   * it with "request cluster ID mismatch": it must neither vote nor disrupt terms here.
+   * (through its inbox), by {@link PeerReceipt}'s rules.
    */
   public static Behavior<RaftMessage> receiver(Consumer<Message> deliver, PeerGate gate, long clusterId) {
     return receiver(deliver, gate, clusterId, PeerTraffic.NONE);
@@ -115,20 +133,10 @@ public final class PeerTransport {
   /** As above, telling {@code traffic} the wire size of each message delivered. */
   public static Behavior<RaftMessage> receiver(Consumer<Message> deliver, PeerGate gate, long clusterId,
       PeerTraffic traffic) {
-    java.util.concurrent.atomic.AtomicLong lastWarned = new java.util.concurrent.atomic.AtomicLong();
+    PeerReceipt receipt = new PeerReceipt(deliver, gate, clusterId, traffic);
     return Behaviors.receive(RaftMessage.class)
         .onMessage(RaftMessage.class, w -> {
-          if (w.getClusterId() != clusterId) {
-            long now = System.nanoTime();
-            if (now - lastWarned.get() > 10_000_000_000L) {
-              lastWarned.set(now);
-              log.warn("dropped a message from member {} of cluster {} (this is cluster {}): request cluster ID mismatch",
-                  Long.toHexString(w.getFrom()), Long.toHexString(w.getClusterId()), Long.toHexString(clusterId));
-            }
-          } else if (!gate.blocked(w.getFrom())) {
-            traffic.received(w.getFrom(), w.getSerializedSize());
-            deliver.accept(PeerCodec.fromWire(w));
-          }
+          receipt.receive(w);
           return Behaviors.same();
         })
         .build();
