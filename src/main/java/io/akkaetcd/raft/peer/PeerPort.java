@@ -38,6 +38,7 @@ public final class PeerPort implements AutoCloseable {
   private final int maxFrameBytes;
   private final Set<Socket> open = ConcurrentHashMap.newKeySet();
   private final Map<Long, Socket> streamFrom = new ConcurrentHashMap<>();
+  private volatile Thread acceptor;
   private volatile boolean closed;
 
   private PeerPort(ServerSocket server, InetSocketAddress artery, StreamSockets sockets, PeerReceipt receipt,
@@ -69,6 +70,7 @@ public final class PeerPort implements AutoCloseable {
         maxFrameBytes);
     Thread acceptor = new Thread(port::accept, "peer-port-" + listen.getPort());
     acceptor.setDaemon(true);
+    port.acceptor = acceptor;
     acceptor.start();
     return port;
   }
@@ -78,11 +80,24 @@ public final class PeerPort implements AutoCloseable {
     return (InetSocketAddress) server.getLocalSocketAddress();
   }
 
+  /**
+   * Stops listening and closes every connection. Returns once the port is free: the JDK releases a
+   * listening socket only after the thread in its accept has left it, and a member restarting in
+   * this JVM binds the port again at once.
+   */
   @Override
   public void close() {
     closed = true;
     closeQuietly(server);
     open.forEach(PeerPort::closeQuietly);
+    Thread t = acceptor;
+    if (t != null && t != Thread.currentThread()) {
+      try {
+        t.join(5_000);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    }
   }
 
   private void accept() {

@@ -29,12 +29,17 @@ public interface StreamSockets {
   /** The socket to read the stream from, after {@code raw} was accepted and its preamble read. */
   Socket accepted(Socket raw) throws IOException;
 
-  /** A plain connection to {@code address}, with etcd's dial timeout and no Nagle delay. */
+  /** A plain connection to {@code address} within {@code timeoutMillis}, without Nagle's delay; never to itself. */
   static Socket connect(InetSocketAddress address, int timeoutMillis) throws IOException {
     Socket s = new Socket();
     try {
       s.setTcpNoDelay(true);
       s.connect(address, timeoutMillis);
+      if (s.getLocalPort() == s.getPort() && s.getLocalAddress().equals(s.getInetAddress())) {
+        // TCP's simultaneous open: dialing a free port of this host can connect the socket to
+        // itself, which would then hold the port its member needs to listen on again.
+        throw new java.net.ConnectException("connected to itself: nothing listens on " + address);
+      }
       return s;
     } catch (IOException e) {
       s.close();
