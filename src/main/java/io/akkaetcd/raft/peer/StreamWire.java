@@ -9,7 +9,13 @@ package io.akkaetcd.raft.peer;
 final class StreamWire {
   static final byte[] MAGIC = {'R', 'A', 'F', 'T'};
   static final byte[] VERSION = {0, 0, 0, 1};
-  static final byte[] PREAMBLE = {'R', 'A', 'F', 'T', 0, 0, 0, 1};
+  static final byte[] PREAMBLE = preamble();
+
+  private static byte[] preamble() {
+    byte[] p = java.util.Arrays.copyOf(MAGIC, MAGIC.length + VERSION.length);
+    System.arraycopy(VERSION, 0, p, MAGIC.length, VERSION.length);
+    return p;
+  }
 
   private StreamWire() {}
 }

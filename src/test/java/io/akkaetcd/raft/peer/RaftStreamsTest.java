@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.akkaetcd.proto.raftpb.MessageType;
 import io.akkaetcd.proto.raftpb.RaftMessage;
 import io.akkaetcd.raft.Message;
+import java.io.IOException;
 import java.io.InputStream;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -25,14 +26,13 @@ import org.junit.jupiter.api.Test;
 /** Raft streams on a peer port shared with Artery's connections, over real loopback sockets. */
 class RaftStreamsTest {
   private static final long CLUSTER = 7;
+  private static final InetSocketAddress ANY_PORT = new InetSocketAddress(InetAddress.getLoopbackAddress(), 0);
 
   @Test
   void messagesArriveInOrderAndOtherConnectionsReachArtery() throws Exception {
     List<Message> delivered = new CopyOnWriteArrayList<>();
     try (ServerSocket artery = new ServerSocket(0, 8, InetAddress.getLoopbackAddress());
-         PeerPort port = PeerPort.open(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0),
-             (InetSocketAddress) artery.getLocalSocketAddress(), StreamSockets.PLAIN, delivered::add,
-             PeerGate.OPEN, CLUSTER, PeerTraffic.NONE, 1 << 20)) {
+         PeerPort port = open(ANY_PORT, artery, delivered, 1 << 20)) {
       // An Artery connection: its first bytes and what follows reach Artery, and its answer comes back.
       try (Socket client = new Socket(InetAddress.getLoopbackAddress(), port.address().getPort())) {
         client.getOutputStream().write("AKKA\u0001hello".getBytes(StandardCharsets.US_ASCII));
@@ -79,8 +79,7 @@ class RaftStreamsTest {
       assertFalse(streams.send(2, append(1, CLUSTER)), "a stream to nothing is not up");
       for (int incarnation = 1; incarnation <= 2; incarnation++) {
         try (ServerSocket artery = new ServerSocket(0, 8, InetAddress.getLoopbackAddress());
-             PeerPort port = PeerPort.open(listen, (InetSocketAddress) artery.getLocalSocketAddress(),
-                 StreamSockets.PLAIN, delivered::add, PeerGate.OPEN, CLUSTER, PeerTraffic.NONE, 1 << 20)) {
+             PeerPort port = open(listen, artery, delivered, 1 << 20)) {
           long index = incarnation * 100;
           // Messages queued on a connection that died with the peer's last incarnation are lost
           // (as Raft allows); the stream is dialed again and carries the next ones.
@@ -97,9 +96,7 @@ class RaftStreamsTest {
   void aMessageLongerThanTheLimitEndsTheStream() throws Exception {
     List<Message> delivered = new CopyOnWriteArrayList<>();
     try (ServerSocket artery = new ServerSocket(0, 8, InetAddress.getLoopbackAddress());
-         PeerPort port = PeerPort.open(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0),
-             (InetSocketAddress) artery.getLocalSocketAddress(), StreamSockets.PLAIN, delivered::add,
-             PeerGate.OPEN, CLUSTER, PeerTraffic.NONE, 64);
+         PeerPort port = open(ANY_PORT, artery, delivered, 64);
          Socket s = new Socket(InetAddress.getLoopbackAddress(), port.address().getPort())) {
       s.getOutputStream().write(StreamWire.PREAMBLE);
       append(1, CLUSTER).writeDelimitedTo(s.getOutputStream()); // over 64 bytes with its entry
@@ -108,6 +105,13 @@ class RaftStreamsTest {
       assertEquals(-1, in.read(), "the member closes the stream");
       assertTrue(delivered.isEmpty());
     }
+  }
+
+  /** A plain peer port on {@code listen} of this cluster, relaying to {@code artery}, delivering into {@code delivered}. */
+  private static PeerPort open(InetSocketAddress listen, ServerSocket artery, List<Message> delivered, int maxFrameBytes)
+      throws IOException {
+    return PeerPort.open(listen, (InetSocketAddress) artery.getLocalSocketAddress(), StreamSockets.PLAIN,
+        delivered::add, PeerGate.OPEN, CLUSTER, PeerTraffic.NONE, maxFrameBytes);
   }
 
   private static URI url(PeerPort port) {
