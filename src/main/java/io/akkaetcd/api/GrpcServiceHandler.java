@@ -361,8 +361,8 @@ public final class GrpcServiceHandler implements Function<HttpRequest, Completio
         ? GrpcMarshalling.unmarshal(request.entity(), m.in(), materializer, reader).thenApply(Source::single)
         : GrpcMarshalling.unmarshalStream(request.entity(), m.in(), materializer, reader);
     return requests
-        .thenApply(in -> GrpcMarshalling.marshalStream(pipeline.stream(new GrpcCall(m.name(), request), in, m.call()),
-            m.out(), writer, system, GrpcErrors.MAPPER))
+        .thenApply(in -> CoalescedChunks.of(GrpcMarshalling.marshalStream(
+            pipeline.stream(new GrpcCall(m.name(), request), in, m.call()), m.out(), writer, system, GrpcErrors.MAPPER)))
         .exceptionally(e -> GrpcExceptionHandler.standard(e, GrpcErrors.MAPPER, writer, system));
   }
 }
