@@ -40,7 +40,8 @@ import java.util.concurrent.Executor;
  * thread that completed it (the applier or a reader), which is a few microseconds of work. (A
  * method that does real work must hand it to an executor of its own, as Maintenance does: it is
  * called on the connection's thread.) Streams are rare and long: they are built as the generated
- * handler builds them.
+ * handler builds them, then their messages that wait for the connection are joined
+ * ({@link CoalescedChunks}).
  */
 public final class GrpcServiceHandler implements Function<HttpRequest, CompletionStage<HttpResponse>> {
   /** Runs a continuation at once, on the completing thread. */
