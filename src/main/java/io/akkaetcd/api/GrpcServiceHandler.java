@@ -203,8 +203,12 @@ public final class GrpcServiceHandler implements Function<HttpRequest, Completio
      */
     public <Q, R> Builder waiting(String name, ProtobufSerializer<Q> in, ProtobufSerializer<R> out,
         java.util.function.Function<Q, CompletionStage<Attempt<R>>> call) {
-      methods.put(name, new Waiting<>(Methods.of(service, name), parsing(counted(in, null), receiveLimit),
-          counted(out, null), call));
+      String method = Methods.of(service, name);
+      methods.put(name, new Waiting<>(method, parsing(counted(in, null), receiveLimit), counted(out, null), call));
+      // Other transports (the JSON gateway, etcd's /v3/lock/lock and /v3/election/campaign) wait
+      // within the call; they are not told that their caller went away.
+      forPipeline.add(pipeline -> PipelineMethod.unary(method, in, pipeline,
+          request -> call.apply(request).thenCompose(attempt -> attempt.answer(new CompletableFuture<>()))));
       return this;
     }
 
