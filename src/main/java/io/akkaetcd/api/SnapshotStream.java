@@ -13,6 +13,7 @@ import io.akkaetcd.bbolt.EtcdBuckets;
 import io.akkaetcd.bbolt.EtcdExport;
 import io.akkaetcd.bbolt.SnapshotFraming;
 import io.akkaetcd.mvcc.KvStore;
+import io.akkaetcd.os.BackgroundPriority;
 import io.akkaetcd.proto.etcdserverpb.SnapshotResponse;
 import java.io.IOException;
 import java.io.OutputStream;
@@ -31,6 +32,7 @@ import org.slf4j.LoggerFactory;
  * it, then one message with remaining 0 and the image's sha256. The image is written on a thread
  * of its own from a {@link KvStore.Backup} (a LevelDB snapshot, so writes go on) straight into the
  * stream: a slow client slows the writer, and memory holds at most 2 × IN_FLIGHT chunks, never the image.
+ * The writer runs at {@link BackgroundPriority}: a save uses the CPU that requests leave idle.
  *
  * <p>Each message is written in its wire bytes as the image is written: the image's size is known
  * before its first byte, so every chunk's header (remaining bytes, blob length) is too, and the
@@ -71,6 +73,7 @@ final class SnapshotStream {
 
   private static void send(Supplier<KvStore.Backup> open, List<EtcdExport.Row> clusterRows,
       SourceQueueWithComplete<EncodedMessage> queue, String member) {
+    BackgroundPriority.lower();
     long started = System.nanoTime();
     try (KvStore.Backup backup = open.get()) {
       Chunks chunks = new Chunks(queue);
