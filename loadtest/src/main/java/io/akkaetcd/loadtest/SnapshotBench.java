@@ -38,7 +38,9 @@ import java.util.concurrent.atomic.AtomicLong;
  */
 public final class SnapshotBench {
   static final String USAGE = String.join("\n",
-      "usage: loadtest/snapshot [--keys 1000000] [--val-size 256] [--puts 50000] [--work DIR] [--no-etcd]",
+      "usage: loadtest/snapshot [--keys 1000000] [--val-size 256] [--puts 50000] [--work DIR] [--save-dir DIR] [--no-etcd]",
+      "--save-dir: where the saved files go (default: the work directory, on the members' disk); another",
+      "disk (e.g. /dev/shm) is a backup taken from another machine, whose file does not share the members' disk.",
       "Targets: save time <= etcd's, RSS growth <= 64 MiB, restore+start <= etcd's, put loss <= 20 %.");
 
   private static final MethodDescriptor<SnapshotRequest, SnapshotResponse> SNAPSHOT = MethodDescriptor
@@ -63,15 +65,18 @@ public final class SnapshotBench {
     String akka = o.string("akka-etcd", root + "/bin/akka-etcd");
     String etcd = o.string("etcd", "etcd");
     Path work = Files.createTempDirectory(Path.of(o.string("work", System.getProperty("java.io.tmpdir"))), "snapshot-bench");
+    String saveDirOption = o.string("save-dir", "");
+    Path saveDir = saveDirOption.isEmpty() ? work : Files.createTempDirectory(Path.of(saveDirOption), "snapshot-bench");
     o.checkAllUsed();
     List<String> rows = new ArrayList<>();
     try {
       if (withEtcd) {
-        rows.add(run(ServerUnderTest.Kind.ETCD, etcd, List.of("etcdctl", "snapshot", "restore"), work, keys, valSize, puts));
+        rows.add(run(ServerUnderTest.Kind.ETCD, etcd, List.of("etcdctl", "snapshot", "restore"), work, saveDir, keys, valSize, puts));
       }
-      rows.add(run(ServerUnderTest.Kind.AKKA_ETCD, akka, List.of(akka, "snapshot", "restore"), work, keys, valSize, puts));
+      rows.add(run(ServerUnderTest.Kind.AKKA_ETCD, akka, List.of(akka, "snapshot", "restore"), work, saveDir, keys, valSize, puts));
     } finally {
       ServerUnderTest.deleteTree(work);
+      ServerUnderTest.deleteTree(saveDir);
     }
     System.out.println();
     System.out.println("| server | keys | file MiB | save s, first / median of 3 | RSS growth MiB, first save (of it anonymous) | puts/s alone | puts/s during saves | loss | restore s | first start s |");
@@ -79,9 +84,9 @@ public final class SnapshotBench {
     rows.forEach(System.out::println);
   }
 
-  private static String run(ServerUnderTest.Kind kind, String executable, List<String> restore, Path work, int keys,
-      int valSize, long puts) throws Exception {
-    Path snap = work.resolve(kind.name().toLowerCase() + ".db");
+  private static String run(ServerUnderTest.Kind kind, String executable, List<String> restore, Path work, Path saveDir,
+      int keys, int valSize, long puts) throws Exception {
+    Path snap = saveDir.resolve(kind.name().toLowerCase() + ".db");
     Path saved = Files.createDirectories(work.resolve("saved"));
     Path restoredDir = Files.createDirectories(work.resolve("restored"));
     double saveSeconds;
@@ -126,7 +131,7 @@ public final class SnapshotBench {
         List<Double> times = new ArrayList<>(List.of(saveSeconds));
         for (int i = 0; i < 2; i++) {
           long t1 = System.nanoTime();
-          save(ch.get(0), work.resolve("again.db")).get(30, TimeUnit.MINUTES);
+          save(ch.get(0), saveDir.resolve("again.db")).get(30, TimeUnit.MINUTES);
           times.add((System.nanoTime() - t1) / 1e9);
         }
         times.sort(null);
@@ -137,7 +142,7 @@ public final class SnapshotBench {
         putLoad("puts to create the keys", ch, puts, value);
         alone = putLoad("puts alone", ch, puts, value);
         AtomicBoolean loading = new AtomicBoolean(true);
-        Path again = work.resolve("again.db");
+        Path again = saveDir.resolve("again.db");
         CompletableFuture<Integer> saves = CompletableFuture.supplyAsync(() -> {
           int n = 0;
           while (loading.get()) {
