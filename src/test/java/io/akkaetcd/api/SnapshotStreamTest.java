@@ -115,6 +115,8 @@ class SnapshotStreamTest {
       reader.forEach(ByteString.copyFromUtf8("key"), (k, v) -> keys[0]++);
     }
     assertEquals(REVISIONS, keys[0]);
+    // the writer thread closes the backup after it completes the stream
+    assertTrue(backup.closedLatch.await(30, TimeUnit.SECONDS), "the backup was not closed");
     assertEquals(1, backup.closed.get());
   }
 
