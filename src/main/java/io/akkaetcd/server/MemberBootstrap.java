@@ -133,6 +133,8 @@ final class MemberBootstrap {
     } catch (IOException e) {
       throw new UncheckedIOException("cannot create data dir " + memberDir, e);
     }
+    // As etcd starts on the files `etcdctl snapshot restore` wrote, with the restore's flags.
+    EtcdRestoredDataDir.adoptIfPresent(memberDir);
     // A member joining a running cluster learns it from its peers the first time; afterwards its
     // data directory holds the membership it applied, whatever the flags say.
     boolean joining = config.initialClusterState().equals("existing") && !Files.exists(memberDir.resolve("identity"));

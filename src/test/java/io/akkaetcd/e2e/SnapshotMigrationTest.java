@@ -135,18 +135,10 @@ class SnapshotMigrationTest {
   @org.junit.jupiter.api.Test
   void etcdSnapshotRestoresIntoAkkaEtcd() throws Exception {
     Path snap = dir.resolve("etcd.db");
-    long lease;
-    String expected;
-    String revision;
-    try (ServerProcess etcd = ServerProcess.start(ServerProcess.Kind.ETCD, List.of());
-         Client client = client(etcd)) {
-      lease = dataset(client);
-      Etcdctl.Result save = Etcdctl.run(etcd.endpoint(), "snapshot", "save", snap.toString());
-      assertEquals(0, save.exit(), save.all());
-      Etcdctl.Result all = Etcdctl.run(etcd.endpoint(), "get", "", "--prefix", "-w", "json");
-      expected = kvs(all);
-      revision = Long.toString(jsonLong(all.stdout(), "revision"));
-    }
+    SavedFromEtcd saved = saveFromEtcd(snap);
+    long lease = saved.lease();
+    String expected = saved.expected();
+    String revision = saved.revision();
     for (String format : List.of("simple", "table", "json")) {
       Etcdctl.Result theirs = Etcdctl.run("127.0.0.1:1", "snapshot", "status", snap.toString(), "-w", format);
       Command ours = akkaEtcd("snapshot", "status", snap.toString(), "-w", format);
@@ -178,6 +170,41 @@ class SnapshotMigrationTest {
       // Writes go on from the snapshot's revision.
       String put = Etcdctl.run(akka.endpoint(), "put", "after", "restore", "-w", "json").stdout();
       assertEquals(Long.parseLong(revision) + 1, jsonLong(put, "revision"), put);
+    }
+  }
+
+  /**
+   * An etcd user's restore runbook unchanged: `etcdctl snapshot restore` writes etcd's data
+   * directory (bbolt file and WAL) and the member starts on it with the same flags (etcd's
+   * TestIssue6361); the data, revision and leases are the snapshot's, and stay after a restart.
+   */
+  @org.junit.jupiter.api.Test
+  void akkaEtcdStartsOnTheDataDirEtcdctlRestored() throws Exception {
+    Path snap = dir.resolve("for-etcdctl-restore.db");
+    SavedFromEtcd saved = saveFromEtcd(snap);
+    long lease = saved.lease();
+    String expected = saved.expected();
+    String revision = saved.revision();
+    try (ServerProcess akka = ServerProcess.unstarted(ServerProcess.Kind.AKKA_ETCD, List.of())) {
+      List<String> restore = new java.util.ArrayList<>(List.of("snapshot", "restore", snap.toString()));
+      restore.addAll(akka.restoreFlags());
+      Etcdctl.Result restored = Etcdctl.run("127.0.0.1:1", restore.toArray(String[]::new));
+      assertEquals(0, restored.exit(), restored.all());
+      assertTrue(java.nio.file.Files.exists(akka.dataDir().resolve("member/wal")), "etcd's WAL");
+      akka.start();
+      Etcdctl.Result all = Etcdctl.run(akka.endpoint(), "get", "", "--prefix", "-w", "json");
+      assertEquals(revision, Long.toString(jsonLong(all.stdout(), "revision")), all.all());
+      assertEquals(expected, kvs(all));
+      String ttl = Etcdctl.run(akka.endpoint(), "lease", "timetolive", Long.toHexString(lease), "-w", "json").stdout();
+      assertEquals(600, jsonLong(ttl, "granted-ttl"), ttl);
+      assertTrue(java.nio.file.Files.exists(akka.dataDir().resolve("member/etcd-restored/snap/db")), "etcd's files kept");
+      String put = Etcdctl.run(akka.endpoint(), "put", "after", "restore", "-w", "json").stdout();
+      assertEquals(Long.parseLong(revision) + 1, jsonLong(put, "revision"), put);
+
+      akka.stop();
+      akka.start();
+      Etcdctl.Result again = Etcdctl.run(akka.endpoint(), "get", "after", "--print-value-only");
+      assertEquals("restore\n", again.stdout(), again.all());
     }
   }
 
@@ -239,6 +266,21 @@ class SnapshotMigrationTest {
         Etcdctl.Result wrong = Etcdctl.run(restoredInto.endpoint(), "--user", "alice:apw", "put", "b", "1");
         assertEquals("Error: etcdserver: permission denied\n", wrong.error(), wrong.all());
       }
+    }
+  }
+
+  /** What {@link #saveFromEtcd} left: the dataset's lease, etcdctl's view of every key, the revision. */
+  private record SavedFromEtcd(long lease, String expected, String revision) {}
+
+  /** The dataset written to a new etcd and saved by etcdctl into {@code snap}. */
+  private static SavedFromEtcd saveFromEtcd(Path snap) throws Exception {
+    try (ServerProcess etcd = ServerProcess.start(ServerProcess.Kind.ETCD, List.of());
+         Client client = client(etcd)) {
+      long lease = dataset(client);
+      Etcdctl.Result save = Etcdctl.run(etcd.endpoint(), "snapshot", "save", snap.toString());
+      assertEquals(0, save.exit(), save.all());
+      Etcdctl.Result all = Etcdctl.run(etcd.endpoint(), "get", "", "--prefix", "-w", "json");
+      return new SavedFromEtcd(lease, kvs(all), Long.toString(jsonLong(all.stdout(), "revision")));
     }
   }
 
