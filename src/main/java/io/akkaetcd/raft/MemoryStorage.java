@@ -27,13 +27,14 @@ public final class MemoryStorage implements RaftStorage {
   public static final long BOOTSTRAP_TERM = 1;
 
   /**
-   * Starts a log that holds nothing yet (no term, no entry) at {@link #BOOTSTRAP_TERM}, as etcd's
-   * raft Bootstrap leaves a new cluster's member, so the first election is at term 2, as in etcd.
-   * A log that holds anything is left alone: a restart never moves the term.
+   * Starts a log that holds no term and no entry (past its snapshot point, if any: a restored
+   * store's) at {@link #BOOTSTRAP_TERM} or the point's term, as etcd's raft Bootstrap leaves a new
+   * cluster's member, so the first election is at term 2, as in etcd. A log that holds anything is
+   * left alone: a restart never moves the term.
    */
   public void bootstrap() {
-    if (hardState.term() == 0 && lastIndex() == 0 && offset() == 0) {
-      hardState = new HardState(BOOTSTRAP_TERM, 0, hardState.commit());
+    if (hardState.term() == 0 && lastIndex() == offset()) {
+      hardState = new HardState(Math.max(BOOTSTRAP_TERM, compactedTerm()), 0, hardState.commit());
     }
   }
 

@@ -43,6 +43,11 @@ class MemoryStorageTest {
     used.setHardState(new HardState(2, 1, 1));
     used.bootstrap();
     assertEquals(new HardState(2, 1, 1), used.hardState(), "a restart never moves the term");
+    MemoryStorage restored = new MemoryStorage();
+    restored.resetTo(1, 1);
+    restored.bootstrap();
+    assertEquals(new HardState(1, 0, 0), restored.hardState(), "a restored store's point, no term yet");
+    assertEquals(2, restored.firstIndex(), "the log starts after the point");
   }
 
   @Test

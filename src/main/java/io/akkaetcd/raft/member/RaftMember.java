@@ -302,9 +302,8 @@ public final class RaftMember
       warnAhead(log.storage, applied);
       log.storage.resetTo(recoveredRestart.index(), recoveredRestart.term());
     }
-    if (applied == 0) {
-      log.storage.bootstrap(); // a new member: the first election is at term 2, as in etcd
-    }
+    // a new member, or one on a restored store: the first election is at term 2, as in etcd
+    log.storage.bootstrap();
     RaftConfig config = new RaftConfig(settings.memberId(), settings.voters(), settings.learners(), settings.electionTicks(), 1,
         applied, MAX_INFLIGHT_APPENDS, MAX_APPEND_BYTES, true, true, RandomGenerator.of("L64X128MixRandom"));
     core = new RaftCore(config, log.storage);
@@ -327,6 +326,12 @@ public final class RaftMember
    */
   private void warnAhead(MemoryStorage storage, long applied) {
     String id = Long.toHexString(settings.memberId());
+    if (applied == settings.installedIndex().getAsLong() && storage.lastIndex() == 0) {
+      // a store a restore wrote (or a snapshot installed before the journal recorded anything)
+      ctx.getLog().info("{} starts its raft log after the store's snapshot point (index {}, term {})",
+          id, applied, recoveredRestart.term());
+      return;
+    }
     if (applied == settings.installedIndex().getAsLong()) {
       ctx.getLog().warn("{} the state machine (applied {} at term {}) is ahead of the raft log [first={}, last={}]: "
           + "a snapshot was installed; the log starts over after it", id, applied, recoveredRestart.term(),
