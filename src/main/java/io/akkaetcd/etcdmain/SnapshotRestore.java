@@ -6,14 +6,13 @@ import io.akkaetcd.bbolt.SnapshotFraming;
 import io.akkaetcd.cluster.ClusterMembers;
 import io.akkaetcd.cluster.MemberIdentity;
 import io.akkaetcd.mvcc.StoreImport;
+import io.akkaetcd.os.DirTree;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.MessageDigest;
 import java.util.Arrays;
-import java.util.Comparator;
-import java.util.stream.Stream;
 
 /**
  * Makes a new data directory from an etcd snapshot file (etcd's clientv3/snapshot Restore): checks
@@ -59,7 +58,7 @@ final class SnapshotRestore {
       MemberIdentity.loadOrRecord(memberDir, members);
       return restored;
     } catch (IOException | RuntimeException e) {
-      deleteTree(dataDir);
+      DirTree.delete(dataDir);
       throw e;
     }
   }
@@ -96,16 +95,5 @@ final class SnapshotRestore {
       s.append(i == 0 ? "" : " ").append(b[i] & 0xff);
     }
     return s.append(']').toString();
-  }
-
-  private static void deleteTree(Path root) throws IOException {
-    if (!Files.exists(root)) {
-      return;
-    }
-    try (Stream<Path> paths = Files.walk(root)) {
-      for (Path p : paths.sorted(Comparator.reverseOrder()).toList()) {
-        Files.delete(p);
-      }
-    }
   }
 }

@@ -1,6 +1,7 @@
 package io.akkaetcd.mvcc;
 
 import com.google.protobuf.ByteString;
+import io.akkaetcd.os.DirTree;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Path;
@@ -30,7 +31,7 @@ public final class IncomingStore implements AutoCloseable {
   public static IncomingStore create(Path storeDir) {
     Path dir = StoreDirs.incoming(storeDir);
     try {
-      StoreDirs.deleteTree(dir);
+      DirTree.delete(dir);
       return new IncomingStore(dir, JniDBFactory.factory.open(dir.toFile(), new Options().createIfMissing(true)));
     } catch (IOException e) {
       throw new UncheckedIOException("cannot create " + dir, e);
@@ -72,7 +73,7 @@ public final class IncomingStore implements AutoCloseable {
   /** Deletes a finished store that will not be installed (the state machine caught up meanwhile). */
   public static void discard(Path finished) {
     try {
-      StoreDirs.deleteTree(finished);
+      DirTree.delete(finished);
     } catch (IOException e) {
       throw new UncheckedIOException("cannot delete " + finished, e);
     }
@@ -87,7 +88,7 @@ public final class IncomingStore implements AutoCloseable {
     try {
       db.close();
       db = null;
-      StoreDirs.deleteTree(dir);
+      DirTree.delete(dir);
     } catch (IOException e) {
       throw new UncheckedIOException("cannot delete " + dir, e);
     }

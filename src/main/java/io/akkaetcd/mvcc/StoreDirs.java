@@ -1,5 +1,6 @@
 package io.akkaetcd.mvcc;
 
+import io.akkaetcd.os.DirTree;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.channels.FileChannel;
@@ -7,8 +8,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
-import java.util.Comparator;
-import java.util.stream.Stream;
 
 /**
  * Where a store received from another member is written ({@code <dir>.incoming}) and how it
@@ -31,11 +30,11 @@ final class StoreDirs {
   /** Puts the complete store in {@code incoming} in the place of the one in {@code dir}. */
   static void replace(Path dir, Path incoming) throws IOException {
     Path old = previous(dir);
-    deleteTree(old);
+    DirTree.delete(old);
     Files.move(dir, old, StandardCopyOption.ATOMIC_MOVE);
     Files.move(incoming, dir, StandardCopyOption.ATOMIC_MOVE);
     syncDirectory(dir.toAbsolutePath().getParent());
-    deleteTree(old);
+    DirTree.delete(old);
   }
 
   /**
@@ -47,25 +46,14 @@ final class StoreDirs {
       Path old = previous(dir);
       if (Files.exists(old)) {
         if (Files.exists(dir)) {
-          deleteTree(old);
+          DirTree.delete(old);
         } else {
           Files.move(old, dir, StandardCopyOption.ATOMIC_MOVE);
         }
       }
-      deleteTree(incoming(dir));
+      DirTree.delete(incoming(dir));
     } catch (IOException e) {
       throw new UncheckedIOException("cannot tidy the MVCC store directories beside " + dir, e);
-    }
-  }
-
-  static void deleteTree(Path root) throws IOException {
-    if (!Files.exists(root)) {
-      return;
-    }
-    try (Stream<Path> paths = Files.walk(root)) {
-      for (Path p : paths.sorted(Comparator.reverseOrder()).toList()) {
-        Files.delete(p);
-      }
     }
   }
 

@@ -17,14 +17,16 @@ import org.iq80.leveldb.WriteOptions;
  * A new store written from an etcd snapshot (snapshot restore): the same revisions, leases, alarms, auth
  * and compaction, as rows of {@link StoreLayout}, in batches of about {@value #BATCH_BYTES} bytes.
  * The store revision is the last revision's main, or the compaction's if that is later (etcd's
- * kvstore restore). The store stands at a snapshot point (index and term {@value #RESTORED_INDEX}):
- * the member that opens it starts a new Raft log after that point, as etcd's restore starts a new
- * WAL after a snapshot. Confined to one thread.
+ * kvstore restore). The store stands at a snapshot point (index {@value #RESTORED_INDEX}, term
+ * {@value #RESTORED_TERM}): the member that opens it starts a new Raft log after that point, as
+ * etcd's restore starts a new WAL after a snapshot. Confined to one thread.
  */
 public final class StoreImport implements EtcdImport, AutoCloseable {
   static final long BATCH_BYTES = 4 << 20;
-  /** The Raft index and term a restored store stands at: the snapshot point its new log starts after. */
+  /** The Raft index a restored store stands at: the snapshot point its new log starts after. */
   public static final long RESTORED_INDEX = 1;
+  /** The Raft term of that snapshot point. */
+  public static final long RESTORED_TERM = 1;
 
   private final DB db;
   private WriteBatch batch;
@@ -84,7 +86,7 @@ public final class StoreImport implements EtcdImport, AutoCloseable {
     // after a snapshot): the member's new log starts after it, so a member added later is sent a
     // snapshot of this data, not a log that never held it.
     put(StoreLayout.META_APPLIED, StoreLayout.longBytes(RESTORED_INDEX));
-    put(StoreLayout.META_APPLIED_TERM, StoreLayout.longBytes(RESTORED_INDEX));
+    put(StoreLayout.META_APPLIED_TERM, StoreLayout.longBytes(RESTORED_TERM));
     put(StoreLayout.META_INSTALLED, StoreLayout.longBytes(RESTORED_INDEX));
     db.write(batch, new WriteOptions().sync(true));
     batch.close();

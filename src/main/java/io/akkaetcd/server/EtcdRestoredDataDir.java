@@ -3,12 +3,12 @@ package io.akkaetcd.server;
 import io.akkaetcd.bbolt.BboltReader;
 import io.akkaetcd.bbolt.EtcdBuckets;
 import io.akkaetcd.mvcc.StoreImport;
+import io.akkaetcd.os.DirTree;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
-import java.util.Comparator;
 import java.util.stream.Stream;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -39,7 +39,7 @@ final class EtcdRestoredDataDir {
     }
     Path importing = memberDir.resolve("mvcc.importing");
     try {
-      deleteTree(importing);
+      DirTree.delete(importing);
       long started = System.nanoTime();
       long revisions;
       try (BboltReader reader = BboltReader.open(db); StoreImport into = StoreImport.create(importing)) {
@@ -69,17 +69,6 @@ final class EtcdRestoredDataDir {
       return files.anyMatch(f -> f.getFileName().toString().endsWith(".wal"));
     } catch (IOException e) {
       throw new UncheckedIOException(e);
-    }
-  }
-
-  private static void deleteTree(Path dir) throws IOException {
-    if (!Files.exists(dir)) {
-      return;
-    }
-    try (Stream<Path> files = Files.walk(dir)) {
-      for (Path f : files.sorted(Comparator.reverseOrder()).toList()) {
-        Files.delete(f);
-      }
     }
   }
 }

@@ -111,9 +111,7 @@ class SnapshotMigrationTest {
     }
 
     try (ServerProcess etcd = ServerProcess.unstarted(ServerProcess.Kind.ETCD, List.of())) {
-      List<String> restore = new java.util.ArrayList<>(List.of("snapshot", "restore", snap.toString()));
-      restore.addAll(etcd.restoreFlags());
-      Etcdctl.Result restored = Etcdctl.run("127.0.0.1:1", null, restore);
+      Etcdctl.Result restored = Etcdctl.run("127.0.0.1:1", restoreArgs(snap, etcd));
       assertEquals(0, restored.exit(), restored.all());
       etcd.start();
       Etcdctl.Result all = Etcdctl.run(etcd.endpoint(), "get", "", "--prefix", "-w", "json");
@@ -136,9 +134,6 @@ class SnapshotMigrationTest {
   void etcdSnapshotRestoresIntoAkkaEtcd() throws Exception {
     Path snap = dir.resolve("etcd.db");
     SavedFromEtcd saved = saveFromEtcd(snap);
-    long lease = saved.lease();
-    String expected = saved.expected();
-    String revision = saved.revision();
     for (String format : List.of("simple", "table", "json")) {
       Etcdctl.Result theirs = Etcdctl.run("127.0.0.1:1", "snapshot", "status", snap.toString(), "-w", format);
       Command ours = akkaEtcd("snapshot", "status", snap.toString(), "-w", format);
@@ -147,29 +142,21 @@ class SnapshotMigrationTest {
     }
 
     try (ServerProcess akka = ServerProcess.unstarted(ServerProcess.Kind.AKKA_ETCD, List.of())) {
-      List<String> restore = new java.util.ArrayList<>(List.of("snapshot", "restore", snap.toString()));
-      restore.addAll(akka.restoreFlags());
-      Command restored = akkaEtcd(restore.toArray(String[]::new));
+      String[] restore = restoreArgs(snap, akka);
+      Command restored = akkaEtcd(restore);
       assertEquals(0, restored.exit(), restored.output());
-      Command again = akkaEtcd(restore.toArray(String[]::new));
+      Command again = akkaEtcd(restore);
       assertEquals(1, again.exit());
       assertTrue(again.output().contains("Error: data-dir \"" + akka.dataDir() + "\" exists"), again.output());
       akka.start();
-      Etcdctl.Result all = Etcdctl.run(akka.endpoint(), "get", "", "--prefix", "-w", "json");
-      assertEquals(revision, Long.toString(jsonLong(all.stdout(), "revision")), all.all());
-      assertEquals(expected, kvs(all));
-      assertTrue(expected.contains("\"lease\":" + lease), expected);
+      assertTrue(saved.expected().contains("\"lease\":" + saved.lease()), saved.expected());
+      saved.assertServedBy(akka);
       String old = Etcdctl.run(akka.endpoint(), "get", "a", "--rev=3", "-w", "json").stdout();
       assertTrue(old.contains("\"mod_revision\":3") && old.contains("\"version\":2"), old);
       Etcdctl.Result compacted = Etcdctl.run(akka.endpoint(), "get", "a", "--rev=2");
       assertNotEquals(0, compacted.exit());
       assertTrue(compacted.stderr().contains("required revision has been compacted"), compacted.all());
       assertEquals("gone\n", Etcdctl.run(akka.endpoint(), "get", "c", "--rev=5", "--print-value-only").stdout());
-      String ttl = Etcdctl.run(akka.endpoint(), "lease", "timetolive", Long.toHexString(lease), "-w", "json").stdout();
-      assertEquals(600, jsonLong(ttl, "granted-ttl"), ttl);
-      // Writes go on from the snapshot's revision.
-      String put = Etcdctl.run(akka.endpoint(), "put", "after", "restore", "-w", "json").stdout();
-      assertEquals(Long.parseLong(revision) + 1, jsonLong(put, "revision"), put);
     }
   }
 
@@ -182,24 +169,13 @@ class SnapshotMigrationTest {
   void akkaEtcdStartsOnTheDataDirEtcdctlRestored() throws Exception {
     Path snap = dir.resolve("for-etcdctl-restore.db");
     SavedFromEtcd saved = saveFromEtcd(snap);
-    long lease = saved.lease();
-    String expected = saved.expected();
-    String revision = saved.revision();
     try (ServerProcess akka = ServerProcess.unstarted(ServerProcess.Kind.AKKA_ETCD, List.of())) {
-      List<String> restore = new java.util.ArrayList<>(List.of("snapshot", "restore", snap.toString()));
-      restore.addAll(akka.restoreFlags());
-      Etcdctl.Result restored = Etcdctl.run("127.0.0.1:1", restore.toArray(String[]::new));
+      Etcdctl.Result restored = Etcdctl.run("127.0.0.1:1", restoreArgs(snap, akka));
       assertEquals(0, restored.exit(), restored.all());
       assertTrue(java.nio.file.Files.exists(akka.dataDir().resolve("member/wal")), "etcd's WAL");
       akka.start();
-      Etcdctl.Result all = Etcdctl.run(akka.endpoint(), "get", "", "--prefix", "-w", "json");
-      assertEquals(revision, Long.toString(jsonLong(all.stdout(), "revision")), all.all());
-      assertEquals(expected, kvs(all));
-      String ttl = Etcdctl.run(akka.endpoint(), "lease", "timetolive", Long.toHexString(lease), "-w", "json").stdout();
-      assertEquals(600, jsonLong(ttl, "granted-ttl"), ttl);
+      saved.assertServedBy(akka);
       assertTrue(java.nio.file.Files.exists(akka.dataDir().resolve("member/etcd-restored/snap/db")), "etcd's files kept");
-      String put = Etcdctl.run(akka.endpoint(), "put", "after", "restore", "-w", "json").stdout();
-      assertEquals(Long.parseLong(revision) + 1, jsonLong(put, "revision"), put);
 
       akka.stop();
       akka.start();
@@ -250,13 +226,12 @@ class SnapshotMigrationTest {
       }
       ServerProcess.Kind to = from == ServerProcess.Kind.ETCD ? ServerProcess.Kind.AKKA_ETCD : ServerProcess.Kind.ETCD;
       try (ServerProcess restoredInto = ServerProcess.unstarted(to, List.of())) {
-        List<String> restore = new java.util.ArrayList<>(List.of("snapshot", "restore", snap.toString()));
-        restore.addAll(restoredInto.restoreFlags());
+        String[] restore = restoreArgs(snap, restoredInto);
         if (to == ServerProcess.Kind.ETCD) {
-          Etcdctl.Result r = Etcdctl.run("127.0.0.1:1", null, restore);
+          Etcdctl.Result r = Etcdctl.run("127.0.0.1:1", restore);
           assertEquals(0, r.exit(), r.all());
         } else {
-          Command r = akkaEtcd(restore.toArray(String[]::new));
+          Command r = akkaEtcd(restore);
           assertEquals(0, r.exit(), r.output());
         }
         restoredInto.start("--user", "root:pw");
@@ -270,7 +245,28 @@ class SnapshotMigrationTest {
   }
 
   /** What {@link #saveFromEtcd} left: the dataset's lease, etcdctl's view of every key, the revision. */
-  private record SavedFromEtcd(long lease, String expected, String revision) {}
+  private record SavedFromEtcd(long lease, String expected, String revision) {
+    /**
+     * The member restored from the snapshot serves its keys at its revision and its lease, and a
+     * write goes on from that revision (it puts key "after").
+     */
+    void assertServedBy(ServerProcess member) throws Exception {
+      Etcdctl.Result all = Etcdctl.run(member.endpoint(), "get", "", "--prefix", "-w", "json");
+      assertEquals(revision, Long.toString(jsonLong(all.stdout(), "revision")), all.all());
+      assertEquals(expected, kvs(all));
+      String ttl = Etcdctl.run(member.endpoint(), "lease", "timetolive", Long.toHexString(lease), "-w", "json").stdout();
+      assertEquals(600, jsonLong(ttl, "granted-ttl"), ttl);
+      String put = Etcdctl.run(member.endpoint(), "put", "after", "restore", "-w", "json").stdout();
+      assertEquals(Long.parseLong(revision) + 1, jsonLong(put, "revision"), put);
+    }
+  }
+
+  /** `snapshot restore SNAP` with the flags that make {@code member}'s data dir. */
+  private static String[] restoreArgs(Path snap, ServerProcess member) {
+    List<String> restore = new java.util.ArrayList<>(List.of("snapshot", "restore", snap.toString()));
+    restore.addAll(member.restoreFlags());
+    return restore.toArray(String[]::new);
+  }
 
   /** The dataset written to a new etcd and saved by etcdctl into {@code snap}. */
   private static SavedFromEtcd saveFromEtcd(Path snap) throws Exception {

@@ -90,6 +90,7 @@ class StoreBackupTest {
         assertEquals(revision, r.currentRevision());
         assertEquals(MANY / 2, r.compactRevision());
         assertEquals(StoreImport.RESTORED_INDEX, r.appliedIndex(), "a new Raft log starts after the import's point");
+        assertEquals(StoreImport.RESTORED_TERM, r.appliedTerm(), "the import's point has a term");
         assertEquals(java.util.Map.of(77L, 600L), r.leases());
         assertEquals(1, r.alarms().size());
         assertEquals(List.of((byte) 8, (byte) 1, (byte) 16, (byte) 1), bytes(r.alarms().get(0)));
