@@ -84,6 +84,7 @@ public final class Main {
       return;
     }
     AtomicReference<EmbeddedEtcd> running = new AtomicReference<>();
+    StopSignals.install(running::get, STOP_WAIT_SECONDS);
     Runtime.getRuntime().addShutdownHook(new Thread(() -> awaitStopped(running.get()), "akka-etcd-shutdown"));
     try {
       // Restarts after a quarantine, or when alone no more, happen inside (same data).
@@ -124,8 +125,9 @@ public final class Main {
   private static final long STOP_WAIT_SECONDS = 20;
 
   /**
-   * Runs at the JVM's exit (SIGTERM): Akka's own hook stops the actor system, and this one holds
-   * the exit until the member has closed its store and said so, which otherwise raced the exit.
+   * Runs at the JVM's exit other than by SIGINT or SIGTERM ({@link StopSignals} stops the member
+   * then): Akka's own hook stops the actor system, and this one holds the exit until the member has
+   * closed its store and said so, which otherwise raced the exit.
    */
   private static void awaitStopped(EmbeddedEtcd server) {
     if (server == null) {

@@ -29,7 +29,7 @@ import org.junit.jupiter.api.io.TempDir;
  * directory stops the start with one line that names it and says what to do; a journal that lost
  * its tail is reported as such; a new --name on an old data directory renames the member, as in
  * etcd; a fresh member is at Raft term 2 and a restart makes it 3, as in etcd; and SIGTERM always
- * ends with the store closed.
+ * ends with the store closed, the process then ended by the signal, as etcd's.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class OperatorErrorsTest {
@@ -67,6 +67,11 @@ class OperatorErrorsTest {
   }
 
   private Run start(boolean etcd, List<String> flags) throws IOException {
+    Path out = Files.createTempFile(tmp, etcd ? "etcd" : "akka-etcd", ".log");
+    return new Run(new ProcessBuilder(command(etcd, flags)).redirectErrorStream(true).redirectOutput(out.toFile()).start(), out);
+  }
+
+  private static List<String> command(boolean etcd, List<String> flags) {
     List<String> cmd = new ArrayList<>();
     if (etcd) {
       cmd.add("etcd");
@@ -76,8 +81,7 @@ class OperatorErrorsTest {
           "-Dlogback.configurationFile=logback.xml", "-XX:+UseSerialGC", "-cp", System.getProperty("java.class.path"), "io.akkaetcd.etcdmain.Main"));
     }
     cmd.addAll(flags);
-    Path out = Files.createTempFile(tmp, etcd ? "etcd" : "akka-etcd", ".log");
-    return new Run(new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(out.toFile()).start(), out);
+    return cmd;
   }
 
   /** etcd's flags for one member on the given ports and data directory. */
@@ -298,5 +302,49 @@ class OperatorErrorsTest {
     }
     assertEquals(id + ", started, b, " + peer + ", " + http(client) + ", false\n", list);
     second.stop();
+  }
+
+  /**
+   * Python's subprocess as the supervisor, since it tells a death by a signal (a negative return
+   * code) from an exit status, which Java's Process does not: it starts the command, waits for a
+   * line on its stdin, sends the signal and prints the return code.
+   */
+  private static final String SUPERVISOR = String.join("\n",
+      "import signal, subprocess, sys",
+      "p = subprocess.Popen(sys.argv[3:], stdout=open(sys.argv[2], 'w'), stderr=subprocess.STDOUT)",
+      "sys.stdin.readline()",
+      "p.send_signal(getattr(signal, sys.argv[1]))",
+      "print(p.wait())");
+
+  /**
+   * As etcd (osutil.HandleInterrupts): SIGINT and SIGTERM stop the member, its store closed, and the
+   * process then ends by that signal, as etcd's does; an exit status 130/143 instead is what systemd
+   * counts as a failed stop. Compared with real etcd under the same supervisor.
+   */
+  @Test
+  void aStopSignalEndsTheProcessByThatSignalAsEtcd() throws Exception {
+    for (String signal : List.of("SIGINT", "SIGTERM")) {
+      for (boolean etcd : List.of(true, false)) {
+        String kind = (etcd ? "etcd" : "akka-etcd") + " " + signal;
+        Path dir = tmp.resolve("signal-" + (etcd ? "etcd-" : "akka-etcd-") + signal);
+        int client = Ports.free();
+        Path log = Files.createTempFile(tmp, "supervised", ".log");
+        Path code = Files.createTempFile(tmp, "returncode", ".txt");
+        List<String> cmd = new ArrayList<>(List.of("python3", "-c", SUPERVISOR, signal, log.toString()));
+        cmd.addAll(command(etcd, flags(dir, "s", http(client), http(Ports.free()))));
+        Process supervisor = new ProcessBuilder(cmd).redirectOutput(code.toFile()).redirectErrorStream(true).start();
+        awaitServing(new Run(supervisor, log), "127.0.0.1:" + client);
+        supervisor.getOutputStream().write('\n');
+        supervisor.getOutputStream().close();
+        assertTrue(supervisor.waitFor(EXIT_WITHIN.toSeconds(), TimeUnit.SECONDS), kind + " did not stop");
+        int number = signal.equals("SIGINT") ? 2 : 15;
+        assertEquals("-" + number, Files.readString(code).strip(), kind + ":\n" + Files.readString(log));
+        String goName = signal.equals("SIGINT") ? "interrupt" : "terminated";
+        assertTrue(Files.readString(log).contains("received " + goName + " signal, shutting down"), kind);
+        if (!etcd) {
+          assertTrue(Files.readString(log).contains("stopped; store closed"), kind + ":\n" + Files.readString(log));
+        }
+      }
+    }
   }
 }

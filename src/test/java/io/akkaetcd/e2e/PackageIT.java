@@ -137,7 +137,7 @@ class PackageIT {
       assertTrue(Etcdctl.run(endpoint, "member", "list").stdout().contains(", pkg, " + peerUrl + ", " + clientUrl),
           "ETCD_NAME and the URLs not taken from the environment");
     } finally {
-      member.destroy(); // SIGTERM: the launcher exec'd the JVM, whose hook stops the member
+      member.destroy(); // SIGTERM: the launcher exec'd the JVM, which stops the member (StopSignals)
       if (!waitFor(member)) {
         member.destroyForcibly();
       }
