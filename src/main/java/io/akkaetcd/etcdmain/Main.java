@@ -84,7 +84,13 @@ public final class Main {
       return;
     }
     AtomicReference<EmbeddedEtcd> running = new AtomicReference<>();
-    StopSignals.install(running::get, STOP_WAIT_SECONDS);
+    StopSignals.install(() -> {
+      EmbeddedEtcd member = running.get();
+      if (member != null) {
+        member.stop();
+      }
+      awaitStopped(member);
+    });
     Runtime.getRuntime().addShutdownHook(new Thread(() -> awaitStopped(running.get()), "akka-etcd-shutdown"));
     try {
       // Restarts after a quarantine, or when alone no more, happen inside (same data).
@@ -125,9 +131,9 @@ public final class Main {
   private static final long STOP_WAIT_SECONDS = 20;
 
   /**
-   * Runs at the JVM's exit other than by SIGINT or SIGTERM ({@link StopSignals} stops the member
-   * then): Akka's own hook stops the actor system, and this one holds the exit until the member has
-   * closed its store and said so, which otherwise raced the exit.
+   * Holds the caller until the member has closed its store and said so (at most {@link
+   * #STOP_WAIT_SECONDS}): after SIGINT or SIGTERM ({@link StopSignals}), and in a shutdown hook at
+   * any other JVM exit, where Akka's own hook stops the actor system and the exit otherwise raced it.
    */
   private static void awaitStopped(EmbeddedEtcd server) {
     if (server == null) {

@@ -1,13 +1,8 @@
 package io.akkaetcd.etcdmain;
 
-import io.akkaetcd.embed.EmbeddedEtcd;
 import io.akkaetcd.os.SelfSignal;
 import java.util.List;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import sun.misc.Signal;
@@ -24,18 +19,16 @@ final class StopSignals {
   private static final List<String> NAMES = List.of("INT", "TERM");
   private static final long RAISE_WAIT_MILLIS = 5_000;
 
-  private final Supplier<EmbeddedEtcd> running;
-  private final long waitSeconds;
+  private final Runnable stopMember;
   private final AtomicBoolean stopping = new AtomicBoolean();
 
-  private StopSignals(Supplier<EmbeddedEtcd> running, long waitSeconds) {
-    this.running = running;
-    this.waitSeconds = waitSeconds;
+  private StopSignals(Runnable stopMember) {
+    this.stopMember = stopMember;
   }
 
-  /** Takes over SIGINT and SIGTERM; {@code running} is the member, or null while it starts. */
-  static void install(Supplier<EmbeddedEtcd> running, long waitSeconds) {
-    StopSignals handler = new StopSignals(running, waitSeconds);
+  /** Takes over SIGINT and SIGTERM; {@code stopMember} returns once the member's store is closed. */
+  static void install(Runnable stopMember) {
+    StopSignals handler = new StopSignals(stopMember);
     for (String name : NAMES) {
       Signal.handle(new Signal(name), handler::received);
     }
@@ -51,18 +44,9 @@ final class StopSignals {
   }
 
   private void stopThenRaise(Signal signal) {
-    EmbeddedEtcd member = running.get();
     // etcd's line, with Go's name for the signal
     log.info("received {} signal, shutting down...", signal.getName().equals("INT") ? "interrupt" : "terminated");
-    if (member != null) {
-      try {
-        member.stop().toCompletableFuture().get(waitSeconds, TimeUnit.SECONDS);
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-      } catch (ExecutionException | TimeoutException e) {
-        log.warn("the member did not stop cleanly: {}", e.toString());
-      }
-    }
+    stopMember.run();
     // The default action again, then the signal once more: the process ends by it.
     Signal.handle(signal, SignalHandler.SIG_DFL);
     if (SelfSignal.send(signal.getNumber())) {

@@ -2,7 +2,6 @@ package io.akkaetcd.os;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
-import jnr.ffi.LibraryLoader;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -17,13 +16,7 @@ public final class BackgroundPriority {
   public static final int NICE = Integer.getInteger("akka-etcd.background-nice", 19);
   private static final int PRIO_PROCESS = 0;
   private static final Logger log = LoggerFactory.getLogger(BackgroundPriority.class);
-  private static final LibC libc = load();
-
-  public interface LibC {
-    int getpriority(int which, int who);
-
-    int setpriority(int which, int who, int prio);
-  }
+  private static final Libc libc = Libc.INSTANCE;
 
   private BackgroundPriority() {}
 
@@ -44,14 +37,6 @@ public final class BackgroundPriority {
     } catch (Exception e) { // no /proc: not Linux
       log.debug("thread priority left as it is: {}", e.toString());
       return false;
-    }
-  }
-
-  private static LibC load() {
-    try {
-      return LibraryLoader.create(LibC.class).failImmediately().load("c");
-    } catch (Throwable e) { // UnsatisfiedLinkError and the like
-      return null;
     }
   }
 }
