@@ -58,11 +58,13 @@ public final class AuthService implements Auth {
   /**
    * etcd's Authenticate: a read-index barrier, the password checked against the hash this member
    * holds, then an entry that assigns the token on every member (the simple token's random part
-   * drawn here, so all assign the same one).
+   * drawn here, so all assign the same one). Run again through elections (etcd fails it with
+   * "leader changed" or a timeout): clients do not retry a failed Authenticate, and a second
+   * token entry only assigns a token nobody uses.
    */
   @Override
   public CompletionStage<AuthenticateResponse> authenticate(AuthenticateRequest in) {
-    return EtcdFailures.guarded(() -> member.linearizableBarrier()
+    return ThroughElections.run(() -> member.linearizableBarrier()
         .thenCompose(v -> passwords.check(auth.state().passwordHash(in.getName()), in.getPassword()))
         .thenCompose(ok -> {
           if (!ok) {
@@ -70,7 +72,7 @@ public final class AuthService implements Auth {
           }
           return propose(null, InternalRaftRequest.newBuilder().setAuthenticate(InternalAuthenticateRequest.newBuilder()
               .setName(in.getName()).setSimpleToken(auth.tokens().tokenPrefix())));
-        }));
+        }), () -> member.raftStatus().leader(), member.requestTimeout());
   }
 
   @Override

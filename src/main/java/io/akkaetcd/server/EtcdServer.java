@@ -319,6 +319,11 @@ public final class EtcdServer implements EtcdMember, AutoCloseable {
   }
 
   @Override
+  public Duration requestTimeout() {
+    return requestTimeout;
+  }
+
+  @Override
   public RaftStatus raftStatus() {
     return raftStatus.get();
   }

@@ -58,6 +58,8 @@ class ClusterAuthTest {
             "--user", "alice:wrong", "get", "a/x");
       }
 
+      authenticateWaitsOutAnElection(leader, members);
+
       // jetcd with a user and password, past the members' log length: the next member snapshots.
       try (Client client = Client.builder().endpoints(members.stream().map(ServerProcess::clientUrl)
           .toArray(String[]::new)).user(bytes("alice")).password(bytes("apw")).build()) {
@@ -105,6 +107,47 @@ class ClusterAuthTest {
     } finally {
       all.forEach(ServerProcess::close);
     }
+  }
+
+  /**
+   * An Authenticate that reaches a member without a leader waits for one instead of failing with
+   * "no leader": jetcd makes any failed Authenticate Unauthenticated, which it does not retry (a
+   * watch it was re-creating with a fresh token ended for good in SecureChaosTest).
+   */
+  private static void authenticateWaitsOutAnElection(ServerProcess leader, List<ServerProcess> members)
+      throws Exception {
+    ServerProcess follower = members.stream().filter(m -> m != leader).findFirst().orElseThrow();
+    Set<String> others = new HashSet<>();
+    members.stream().filter(m -> m != follower).forEach(m -> {
+      others.add(m.name());
+      m.cutOff(Set.of(follower.name()));
+    });
+    follower.cutOff(others);
+    follower.awaitNoLeader();
+    long before = authenticatesStarted(follower);
+    try (Client alone = Client.builder().endpoints(follower.clientUrl()).user(bytes("alice")).password(bytes("apw"))
+        .build()) {
+      CompletableFuture<io.etcd.jetcd.kv.GetResponse> read = alone.getKVClient().get(bytes("a/" + follower.name()),
+          GetOption.builder().withSerializable(true).build());
+      Instant deadline = Instant.now().plus(Duration.ofSeconds(10));
+      while (authenticatesStarted(follower) == before && !read.isDone()) {
+        assertTrue(Instant.now().isBefore(deadline), "jetcd sent no Authenticate to " + follower.name());
+      }
+      members.forEach(m -> m.cutOff(Set.of()));
+      assertEquals(1, read.get(10, TimeUnit.SECONDS).getCount(), "alice's read once the follower has a leader");
+    }
+  }
+
+  private static final Pattern AUTHENTICATES_STARTED =
+      Pattern.compile("(?m)^grpc_server_started_total\\{[^}]*grpc_method=\"Authenticate\"[^}]*} (\\d+)");
+
+  /** The Authenticate calls {@code m} has started, from its /metrics. */
+  private static long authenticatesStarted(ServerProcess m) throws Exception {
+    String text = java.net.http.HttpClient.newHttpClient().send(java.net.http.HttpRequest.newBuilder(
+        java.net.URI.create(m.clientUrl() + "/metrics")).timeout(Duration.ofSeconds(5)).build(),
+        java.net.http.HttpResponse.BodyHandlers.ofString()).body();
+    Matcher started = AUTHENTICATES_STARTED.matcher(text);
+    return started.find() ? Long.parseLong(started.group(1)) : 0;
   }
 
   private static void assertDenied(ServerProcess m, String error, String... args) {

@@ -626,7 +626,16 @@ class ClusterChaosTest {
       }
     }
 
+    /** The last failure jetcd reported, printed once however often it repeats. */
+    private String lastFailure;
+
     private synchronized void broken(int gen, Throwable e) {
+      // jetcd wraps a failed Authenticate as Unauthenticated without a message: the cause tells why
+      String failure = e.getMessage() + (e.getCause() != null ? " (cause: " + e.getCause() + ")" : "");
+      if (!failure.equals(lastFailure)) {
+        System.out.println("watch " + name + " failed: " + failure);
+        lastFailure = failure;
+      }
       // jetcd retries every half second while the member is down: one resume for all of them
       boolean resumedAlready = !deliveries.isEmpty()
           && deliveries.get(deliveries.size() - 1) instanceof WatchGuarantees.Resumed;
