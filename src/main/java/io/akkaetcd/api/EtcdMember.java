@@ -75,10 +75,8 @@ public interface EtcdMember extends MemberGate {
 
   RaftStatus raftStatus();
 
-  /** How long a request may wait for its entry or read index (etcd's 5 s + 2 × the election timeout). */
-  default java.time.Duration requestTimeout() {
-    return java.time.Duration.ofSeconds(7);
-  }
+  /** How long a request may wait for its entry or read index (etcd's: 5 s + 2 × the election timeout). */
+  java.time.Duration requestTimeout();
 
   @Override
   default boolean hasLeader() {

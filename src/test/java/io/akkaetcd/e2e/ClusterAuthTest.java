@@ -141,9 +141,11 @@ class ClusterAuthTest {
   private static final Pattern AUTHENTICATES_STARTED =
       Pattern.compile("(?m)^grpc_server_started_total\\{[^}]*grpc_method=\"Authenticate\"[^}]*} (\\d+)");
 
+  private static final java.net.http.HttpClient HTTP = java.net.http.HttpClient.newHttpClient();
+
   /** The Authenticate calls {@code m} has started, from its /metrics. */
   private static long authenticatesStarted(ServerProcess m) throws Exception {
-    String text = java.net.http.HttpClient.newHttpClient().send(java.net.http.HttpRequest.newBuilder(
+    String text = HTTP.send(java.net.http.HttpRequest.newBuilder(
         java.net.URI.create(m.clientUrl() + "/metrics")).timeout(Duration.ofSeconds(5)).build(),
         java.net.http.HttpResponse.BodyHandlers.ofString()).body();
     Matcher started = AUTHENTICATES_STARTED.matcher(text);
