@@ -4,6 +4,7 @@ import com.google.protobuf.ByteString;
 import com.google.protobuf.UnsafeByteOperations;
 import java.io.IOException;
 import java.io.OutputStream;
+import java.util.Arrays;
 import java.util.Comparator;
 import java.util.function.LongConsumer;
 
@@ -72,7 +73,7 @@ public final class BboltWriter {
     private ByteString lastBucket;
     private TreeBuilder bucket;
     private ByteString bucketName;
-    private ByteString lastKey;
+    private final KeyOrder keys = new KeyOrder();
 
     OrderedSink(PageOut pages) {
       this.pages = pages;
@@ -87,7 +88,7 @@ public final class BboltWriter {
       requireAfter(lastBucket, name, "bucket name");
       bucket = new TreeBuilder(pages);
       bucketName = name;
-      lastKey = null;
+      keys.reset();
     }
 
     @Override
@@ -96,10 +97,9 @@ public final class BboltWriter {
         throw new IllegalStateException("put outside a bucket");
       }
       if (!pages.counting()) { // the write pass checks every key before any of its pages is sent
-        requireAfter(lastKey, key, "key");
+        keys.requireAfterLast(key);
       }
       bucket.add(key, value, 0);
-      lastKey = key;
     }
 
     @Override
@@ -136,6 +136,39 @@ public final class BboltWriter {
       if (last != null && BYTEWISE.compare(last, next) >= 0) {
         throw new IllegalArgumentException(what + "s out of bytewise order or repeated");
       }
+    }
+  }
+
+  /**
+   * A bucket's keys strictly ascending bytewise, as bbolt orders them: the last key is kept as
+   * bytes and compared with Arrays.compareUnsigned (ByteString's comparator walks byte by byte and
+   * was a third of a snapshot save's writer CPU).
+   */
+  static final class KeyOrder {
+    private byte[] last = new byte[64];
+    private byte[] next = new byte[64];
+    private int lastLength = -1;
+
+    void reset() {
+      lastLength = -1;
+    }
+
+    void requireAfterLast(ByteString key) {
+      int n = key.size();
+      if (n == 0) {
+        throw new IllegalArgumentException("empty key");
+      }
+      if (next.length < n) {
+        next = new byte[Math.max(n, 2 * next.length)];
+      }
+      key.copyTo(next, 0);
+      if (lastLength >= 0 && Arrays.compareUnsigned(last, 0, lastLength, next, 0, n) >= 0) {
+        throw new IllegalArgumentException("keys out of bytewise order or repeated");
+      }
+      byte[] swap = last;
+      last = next;
+      next = swap;
+      lastLength = n;
     }
   }
 }

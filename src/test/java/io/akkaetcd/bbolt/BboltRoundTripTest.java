@@ -150,6 +150,37 @@ class BboltRoundTripTest {
   }
 
   @Test
+  void keyOrderTakesPrefixesAndLongKeysRefusesRepeatsAndRestartsPerBucket() throws IOException {
+    ByteString a = ByteString.copyFromUtf8("a");
+    ByteString ab = ByteString.copyFromUtf8("ab");
+    ByteString longA = ByteString.copyFromUtf8("a".repeat(200) + "b"); // past the kept key's first buffer
+    ByteString longB = ByteString.copyFromUtf8("a".repeat(300) + "c");
+    write(sink -> {
+      sink.beginBucket(a);
+      sink.put(a, a);
+      sink.put(longB, a); // "aaa…c" sorts before "aa…b": the first difference decides
+      sink.put(longA, a);
+      sink.put(ab, a);
+      sink.endBucket();
+      sink.beginBucket(ab); // a new bucket's keys start again
+      sink.put(a, a);
+      sink.endBucket();
+    });
+    assertThrows(IllegalArgumentException.class, () -> write(sink -> {
+      sink.beginBucket(a);
+      sink.put(longB, a);
+      sink.put(longB, a);
+      sink.endBucket();
+    }));
+    assertThrows(IllegalArgumentException.class, () -> write(sink -> {
+      sink.beginBucket(a);
+      sink.put(longA, a);
+      sink.put(longB, a);
+      sink.endBucket();
+    }));
+  }
+
+  @Test
   void aSourceThatChangesBetweenPassesIsRefused() {
     int[] calls = {0};
     assertThrows(IllegalStateException.class, () -> write(sink -> {
