@@ -13,6 +13,9 @@ import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.DynamicTest;
@@ -24,7 +27,8 @@ import org.junit.jupiter.api.TestFactory;
  * stderr and exit code for every command, errors included.
  *
  * <p>Every script is played twice: with bare {@code host:port} endpoints and with
- * {@code http://host:port} ({@link EndpointForm}).
+ * {@code http://host:port} ({@link EndpointForm}). The two servers start at once and each command
+ * runs against both at once (each server's commands stay in script order).
  *
  * <p>Script format: one etcdctl invocation per line (arguments split on spaces, double quotes
  * group); a line ending in {@code <<} takes the following lines up to {@code >>} as its stdin;
@@ -67,24 +71,53 @@ class EtcdctlDifferentialTest {
         f.getFileName() + " [" + form + "]", () -> play(parse(f), form))));
   }
 
+  /** Runs etcd's side of each step while the test's thread runs akka-etcd's: the sides share nothing. */
+  private static final ExecutorService ETCD_SIDE = Executors.newCachedThreadPool(r -> {
+    Thread t = new Thread(r, "etcdctl-diff-etcd-side");
+    t.setDaemon(true);
+    return t;
+  });
+
+  /** One server of a play: its endpoint, its captured values, and whether a restart is due before its next command. */
+  private static final class Side {
+    final ServerProcess server;
+    final String endpoint;
+    final Map<String, String> vars = new HashMap<>();
+    boolean restartPending;
+
+    Side(ServerProcess server, EndpointForm form) {
+      this.server = server;
+      this.endpoint = form.of(server);
+      vars.put("ENDPOINT", endpoint);
+    }
+  }
+
   private static void play(Script script, EndpointForm form) {
     // One advertised peer URL for both: the same member and cluster ids in every header.
     String peer = "http://127.0.0.1:" + Ports.free();
-    try (ServerProcess etcd = ServerProcess.start(ServerProcess.Kind.ETCD, peer, script.flags());
-         ServerProcess akka = ServerProcess.start(ServerProcess.Kind.AKKA_ETCD, peer, script.flags())) {
+    CompletableFuture<ServerProcess> etcdStarted = CompletableFuture.supplyAsync(
+        () -> ServerProcess.start(ServerProcess.Kind.ETCD, peer, script.flags()), ETCD_SIDE);
+    ServerProcess akkaStarted;
+    try {
+      akkaStarted = ServerProcess.start(ServerProcess.Kind.AKKA_ETCD, peer, script.flags());
+    } catch (RuntimeException e) {
+      etcdStarted.thenAccept(ServerProcess::close);
+      throw e;
+    }
+    try (ServerProcess akka = akkaStarted; ServerProcess etcd = etcdStarted.join()) {
+      Side etcdSide = new Side(etcd, form);
+      Side akkaSide = new Side(akka, form);
       List<String> mismatches = new ArrayList<>();
-      Map<String, String> etcdVars = new HashMap<>();
-      Map<String, String> akkaVars = new HashMap<>();
-      etcdVars.put("ENDPOINT", form.of(etcd));
-      akkaVars.put("ENDPOINT", form.of(akka));
-      java.util.Set<ServerProcess> restartPending = new java.util.HashSet<>();
       for (Command c : script.commands()) {
         if (c.args().equals(List.of(RESTART))) {
-          restartPending.addAll(List.of(etcd, akka));
+          etcdSide.restartPending = true;
+          akkaSide.restartPending = true;
           continue;
         }
-        Etcdctl.Result expected = normalize(run(etcd, form.of(etcd), c, etcdVars, restartPending), etcdVars);
-        Etcdctl.Result actual = normalize(run(akka, form.of(akka), c, akkaVars, restartPending), akkaVars);
+        CompletableFuture<Etcdctl.Result> etcdAnswer = CompletableFuture.supplyAsync(
+            () -> normalize(run(etcdSide, c), etcdSide.vars), ETCD_SIDE);
+        Etcdctl.Result actual = normalize(run(akkaSide, c), akkaSide.vars);
+        Etcdctl.Result expected = etcdAnswer.join(); // a failure comes as its cause, wrapped
         if (c.outcomeOnly()) {
           expected = new Etcdctl.Result("", expected.stderr(), expected.exit());
           actual = new Etcdctl.Result("", actual.stderr(), actual.exit());
@@ -102,17 +135,19 @@ class EtcdctlDifferentialTest {
   }
 
   /**
-   * Runs a command against {@code endpoint} of {@code server} with this server's captured values,
-   * capturing a new one if asked; the endpoint in the output reads {@code ${ENDPOINT}}. A server
-   * with a restart pending is restarted first (each just before its own next command, so that
-   * the other's restart takes none of its leases' time).
+   * Runs a command against the side's endpoint with its captured values, capturing a new one if
+   * asked; the endpoint in the output reads {@code ${ENDPOINT}}. A side with a restart pending is
+   * restarted first (each just before its own next command, so that the other's restart takes
+   * none of its leases' time).
    */
-  private static Etcdctl.Result run(ServerProcess server, String endpoint, Command c, Map<String, String> vars,
-      java.util.Set<ServerProcess> restartPending) {
-    if (restartPending.remove(server)) {
-      server.stop();
-      server.start();
+  private static Etcdctl.Result run(Side side, Command c) {
+    if (side.restartPending) {
+      side.restartPending = false;
+      side.server.stop();
+      side.server.start();
     }
+    Map<String, String> vars = side.vars;
+    String endpoint = side.endpoint;
     List<String> args = c.args().stream().map(a -> substitute(a, vars)).toList();
     Etcdctl.Result r = Etcdctl.run(endpoint, c.stdin() == null ? null : substitute(c.stdin(), vars), args);
     if (c.capture() != null) {
