@@ -40,6 +40,7 @@ public final class EmbeddedEtcd implements AutoCloseable {
   private volatile boolean stopping;
 
   private EmbeddedEtcd(EtcdConfig config, Faults faults, ActorSystem<?> host) {
+    io.akkaetcd.os.NativeLevelDb.useCachedCopy(); // before any LevelDB opens: no copy of the library per start
     this.config = config;
     this.faults = faults;
     this.host = host;

@@ -5,6 +5,7 @@ import com.typesafe.config.ConfigFactory;
 import io.akkaetcd.embed.EmbeddedEtcd;
 import io.akkaetcd.embed.EtcdConfig;
 import io.akkaetcd.errors.StartupException;
+import io.akkaetcd.os.NativeLevelDb;
 import io.akkaetcd.server.DaemonThread;
 import io.akkaetcd.server.Faults;
 import io.akkaetcd.server.Flags;
@@ -38,6 +39,7 @@ public final class Main {
 
   /** The launcher; {@code faults} is {@link Faults#NONE} but in tests' launcher (FaultyMain, test code). */
   public static void run(String[] args, Faults faults) {
+    NativeLevelDb.useCachedCopy(); // before any LevelDB opens: no copy of the library per start
     if (args.length > 0 && args[0].equals("snapshot")) {
       // etcdctl's (etcdutl's) snapshot restore and status, over this server's own store format.
       System.exit(SnapshotCommand.run(java.util.Arrays.copyOfRange(args, 1, args.length), System.out, System.err));
