@@ -142,6 +142,15 @@ class EtcdHelpFlagsTest {
     }
   }
 
+  /** The run's working directory: etcd writes nothing there unless it started a server, which fails the test. */
+  private static void deleteTree(Path dir) {
+    try {
+      io.akkaetcd.os.DirTree.delete(dir);
+    } catch (IOException e) {
+      // a server the test failed to stop may still write there; the test has failed already
+    }
+  }
+
   private static Result run(List<String> args) {
     List<String> cmd = new ArrayList<>(List.of("etcd"));
     cmd.addAll(args);
@@ -151,16 +160,20 @@ class EtcdHelpFlagsTest {
       // No ETCD_* variables: they would change what etcd parses.
       ProcessBuilder pb = new ProcessBuilder(cmd).redirectOutput(out.toFile()).redirectError(err.toFile());
       pb.environment().keySet().removeIf(k -> k.startsWith("ETCD_"));
-      pb.directory(Files.createTempDirectory("etcd-help").toFile());
-      Process p = pb.start();
-      if (!p.waitFor(20, TimeUnit.SECONDS)) {
-        p.destroyForcibly();
-        fail("etcd " + args + " did not exit: it must have started a server");
+      Path dir = Files.createTempDirectory("etcd-help");
+      pb.directory(dir.toFile());
+      try {
+        Process p = pb.start();
+        if (!p.waitFor(20, TimeUnit.SECONDS)) {
+          p.destroyForcibly();
+          fail("etcd " + args + " did not exit: it must have started a server");
+        }
+        return new Result(Files.readString(out), Files.readString(err), p.exitValue());
+      } finally {
+        Files.deleteIfExists(out);
+        Files.deleteIfExists(err);
+        deleteTree(dir);
       }
-      Result r = new Result(Files.readString(out), Files.readString(err), p.exitValue());
-      Files.delete(out);
-      Files.delete(err);
-      return r;
     } catch (IOException e) {
       throw new IllegalStateException("cannot run etcd", e);
     } catch (InterruptedException e) {
