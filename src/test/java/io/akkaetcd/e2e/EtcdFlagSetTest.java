@@ -12,6 +12,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * akka-etcd started as a process with the flags deployments and etcd's e2e framework give every
@@ -50,8 +51,8 @@ class EtcdFlagSetTest {
   }
 
   @Test
-  void aFlagAskingForAMissingFeatureStopsTheStartWithOneLine() throws IOException {
-    Path dataDir = Files.createTempDirectory("akka-etcd-refused").resolve("never");
+  void aFlagAskingForAMissingFeatureStopsTheStartWithOneLine(@TempDir Path tmp) {
+    Path dataDir = tmp.resolve("never");
     Run r = Run.main("--data-dir", dataDir.toString(), "--enable-v2");
     assertEquals(2, r.exit);
     assertEquals("akka-etcd: --enable-v2='true' needs etcd's v2 API (akka-etcd serves v3 only), which akka-etcd"
