@@ -148,7 +148,8 @@ class PatroniFailoverTest {
           "  authentication:",
           "    replication: {username: replicator, password: rep}",
           "    superuser: {username: postgres, password: su}",
-          "  parameters: {unix_socket_directories: '" + dir + "'}",
+          // dynamic shared memory in the data directory: a killed postmaster's segments go with it, not left in /dev/shm
+          "  parameters: {unix_socket_directories: '" + dir + "', dynamic_shared_memory_type: mmap}",
           "  pg_hba:",
           "    - local all all trust",
           "    - host all all 127.0.0.1/32 trust",
