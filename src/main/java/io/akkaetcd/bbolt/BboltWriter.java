@@ -5,7 +5,6 @@ import com.google.protobuf.UnsafeByteOperations;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.util.Arrays;
-import java.util.Comparator;
 import java.util.function.LongConsumer;
 
 /**
@@ -25,8 +24,6 @@ public final class BboltWriter {
   static final long FIRST_DATA_PGID = 3;
   /** meta0's txid; meta1 gets txid − 1, as tx.WriteTo does. */
   static final long TXID = 2;
-
-  private static final Comparator<ByteString> BYTEWISE = ByteString.unsignedLexicographicalComparator();
 
   private BboltWriter() {}
 
@@ -70,10 +67,10 @@ public final class BboltWriter {
   private static final class OrderedSink implements BboltSource.Sink {
     private final PageOut pages;
     private final TreeBuilder rootBucket;
-    private ByteString lastBucket;
+    private final KeyOrder bucketNames = new KeyOrder("bucket name");
     private TreeBuilder bucket;
     private ByteString bucketName;
-    private final KeyOrder keys = new KeyOrder();
+    private final KeyOrder keys = new KeyOrder("key");
 
     OrderedSink(PageOut pages) {
       this.pages = pages;
@@ -85,7 +82,7 @@ public final class BboltWriter {
       if (bucket != null) {
         throw new IllegalStateException("bucket " + bucketName.toStringUtf8() + " not ended");
       }
-      requireAfter(lastBucket, name, "bucket name");
+      bucketNames.requireAfterLast(name);
       bucket = new TreeBuilder(pages);
       bucketName = name;
       keys.reset();
@@ -118,7 +115,6 @@ public final class BboltWriter {
       long root = bucket.finish();
       rootBucket.add(bucketName, UnsafeByteOperations.unsafeWrap(BboltFormat.bucketHeader(root)),
           BboltFormat.BUCKET_LEAF);
-      lastBucket = bucketName;
       bucket = null;
     }
 
@@ -128,26 +124,22 @@ public final class BboltWriter {
       }
       return rootBucket.finish();
     }
-
-    private static void requireAfter(ByteString last, ByteString next, String what) {
-      if (next.isEmpty()) {
-        throw new IllegalArgumentException("empty " + what);
-      }
-      if (last != null && BYTEWISE.compare(last, next) >= 0) {
-        throw new IllegalArgumentException(what + "s out of bytewise order or repeated");
-      }
-    }
   }
 
   /**
-   * A bucket's keys strictly ascending bytewise, as bbolt orders them: the last key is kept as
-   * bytes and compared with Arrays.compareUnsigned (ByteString's comparator walks byte by byte and
-   * was a third of a snapshot save's writer CPU).
+   * Keys (or bucket names) strictly ascending bytewise, as bbolt orders them: the last one is kept
+   * as bytes and compared with Arrays.compareUnsigned (ByteString's comparator walks byte by byte
+   * and was a third of a snapshot save's writer CPU).
    */
   static final class KeyOrder {
+    private final String what;
     private byte[] last = new byte[64];
     private byte[] next = new byte[64];
     private int lastLength = -1;
+
+    KeyOrder(String what) {
+      this.what = what;
+    }
 
     void reset() {
       lastLength = -1;
@@ -156,14 +148,14 @@ public final class BboltWriter {
     void requireAfterLast(ByteString key) {
       int n = key.size();
       if (n == 0) {
-        throw new IllegalArgumentException("empty key");
+        throw new IllegalArgumentException("empty " + what);
       }
       if (next.length < n) {
         next = new byte[Math.max(n, 2 * next.length)];
       }
       key.copyTo(next, 0);
       if (lastLength >= 0 && Arrays.compareUnsigned(last, 0, lastLength, next, 0, n) >= 0) {
-        throw new IllegalArgumentException("keys out of bytewise order or repeated");
+        throw new IllegalArgumentException(what + "s out of bytewise order or repeated");
       }
       byte[] swap = last;
       last = next;
