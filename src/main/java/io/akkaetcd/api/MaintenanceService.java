@@ -111,12 +111,14 @@ public final class MaintenanceService implements Maintenance {
 
   @Override
   public Source<SnapshotResponse, NotUsed> snapshot(SnapshotRequest in) {
-    return SnapshotStream.of(() -> member.store().backup(), clusterRows(), member.members().self().toString());
+    return SnapshotStream.of(() -> member.store().backup(), clusterRows(), member.members().self().toString(),
+        () -> SavePacer.configured(() -> member.store().appliedIndex()));
   }
 
   /** The same stream with each message in its wire bytes, for gRPC ({@link SnapshotStream#encoded}). */
   Source<EncodedMessage, NotUsed> snapshotEncoded(SnapshotRequest in) {
-    return SnapshotStream.encoded(() -> member.store().backup(), clusterRows(), member.members().self().toString());
+    return SnapshotStream.encoded(() -> member.store().backup(), clusterRows(), member.members().self().toString(),
+        () -> SavePacer.configured(() -> member.store().appliedIndex()));
   }
 
   /**

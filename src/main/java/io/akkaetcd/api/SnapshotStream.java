@@ -32,7 +32,9 @@ import org.slf4j.LoggerFactory;
  * it, then one message with remaining 0 and the image's sha256. The image is written on a thread
  * of its own from a {@link KvStore.Backup} (a LevelDB snapshot, so writes go on) straight into the
  * stream: a slow client slows the writer, and memory holds at most 2 × IN_FLIGHT chunks, never the image.
- * The writer runs at {@link BackgroundPriority}: a save uses the CPU that requests leave idle.
+ * The writer runs at {@link BackgroundPriority}: a save uses the CPU that requests leave idle; and
+ * while the member applies writes its {@link SavePacer} caps the bytes a second, which bounds the
+ * work the save makes downstream at normal priority (the sending thread, the client).
  *
  * <p>Each message is written in its wire bytes as the image is written: the image's size is known
  * before its first byte, so every chunk's header (remaining bytes, blob length) is too, and the
@@ -55,16 +57,16 @@ final class SnapshotStream {
    * {@code clusterRows} for the buckets the store does not hold, as SnapshotResponse messages.
    */
   static Source<SnapshotResponse, NotUsed> of(Supplier<KvStore.Backup> open, List<EtcdExport.Row> clusterRows,
-      String member) {
-    return encoded(open, clusterRows, member).map(m -> SnapshotResponse.parseFrom(m.whole().toArrayUnsafe()));
+      String member, Supplier<SavePacer> pacer) {
+    return encoded(open, clusterRows, member, pacer).map(m -> SnapshotResponse.parseFrom(m.whole().toArrayUnsafe()));
   }
 
   /** The same stream, each SnapshotResponse in its protobuf bytes. */
   static Source<EncodedMessage, NotUsed> encoded(Supplier<KvStore.Backup> open, List<EtcdExport.Row> clusterRows,
-      String member) {
+      String member, Supplier<SavePacer> pacer) {
     return Source.<EncodedMessage>queue(IN_FLIGHT, OverflowStrategy.backpressure(), IN_FLIGHT)
         .mapMaterializedValue(queue -> {
-          Thread writer = new Thread(() -> send(open, clusterRows, queue, member), "snapshot-save");
+          Thread writer = new Thread(() -> send(open, clusterRows, queue, member, pacer.get()), "snapshot-save");
           writer.setDaemon(true);
           writer.start();
           return NotUsed.getInstance();
@@ -72,17 +74,17 @@ final class SnapshotStream {
   }
 
   private static void send(Supplier<KvStore.Backup> open, List<EtcdExport.Row> clusterRows,
-      SourceQueueWithComplete<EncodedMessage> queue, String member) {
+      SourceQueueWithComplete<EncodedMessage> queue, String member, SavePacer pacer) {
     BackgroundPriority.lower();
     long started = System.nanoTime();
     try (KvStore.Backup backup = open.get()) {
-      Chunks chunks = new Chunks(queue);
+      Chunks chunks = new Chunks(queue, pacer);
       log.info("{} sending database snapshot to client", member);
       long size = BboltWriter.write(new EtcdBuckets(backup, clusterRows), chunks, chunks::imageSize);
       chunks.finish();
       chunks.drain();
-      log.info("{} sent database snapshot to client [{} bytes in {} ms]", member, size,
-          (System.nanoTime() - started) / 1_000_000);
+      log.info("{} sent database snapshot to client [{} bytes in {} ms, {} ms of it paced for writes]", member,
+          size, (System.nanoTime() - started) / 1_000_000, pacer.pacedNanos() / 1_000_000);
       queue.complete();
     } catch (ClientGone e) {
       log.info("{} database snapshot not sent: the client went away", member);
@@ -134,6 +136,7 @@ final class SnapshotStream {
   /** Cuts the image into messages, counting what remains, and hashes it for the last message. */
   private static final class Chunks extends OutputStream {
     private final SourceQueueWithComplete<EncodedMessage> queue;
+    private final SavePacer pacer;
     private final MessageDigest sha = SnapshotFraming.sha256();
     private final ArrayDeque<CompletionStage<QueueOfferResult>> offered = new ArrayDeque<>();
     /** The message being filled (null between messages) and where its next image byte goes. */
@@ -142,8 +145,9 @@ final class SnapshotStream {
     /** The image's bytes not yet given a message; -1 until the size is known. */
     private long remaining = -1;
 
-    Chunks(SourceQueueWithComplete<EncodedMessage> queue) {
+    Chunks(SourceQueueWithComplete<EncodedMessage> queue, SavePacer pacer) {
       this.queue = queue;
+      this.pacer = pacer;
     }
 
     void imageSize(long size) {
@@ -202,6 +206,7 @@ final class SnapshotStream {
      * the oldest (backpressure from the client). The queue takes offers in order.
      */
     private void offer(byte[] bytes) throws IOException {
+      pacer.send(bytes.length);
       if (offered.size() == IN_FLIGHT) {
         await(offered.removeFirst());
       }

@@ -90,7 +90,7 @@ class SnapshotStreamTest {
   @Test
   void chunksOfAtMost32KiBCountDownThenTheSha256() throws Exception {
     FakeBackup backup = new FakeBackup();
-    List<SnapshotResponse> messages = SnapshotStream.of(() -> backup, List.of(), "test")
+    List<SnapshotResponse> messages = SnapshotStream.of(() -> backup, List.of(), "test", () -> SavePacer.OFF)
         .runWith(Sink.seq(), system).toCompletableFuture().get(60, TimeUnit.SECONDS);
     assertTrue(messages.size() > 10, messages.size() + " messages");
     Path image = tmp.resolve("image.db");
@@ -122,7 +122,7 @@ class SnapshotStreamTest {
 
   @Test
   void eachMessageIsWrittenAsProtobufWouldSerializeIt() throws Exception {
-    List<EncodedMessage> messages = SnapshotStream.encoded(FakeBackup::new, List.of(), "test")
+    List<EncodedMessage> messages = SnapshotStream.encoded(FakeBackup::new, List.of(), "test", () -> SavePacer.OFF)
         .runWith(Sink.seq(), system).toCompletableFuture().get(60, TimeUnit.SECONDS);
     assertTrue(messages.size() > 10, messages.size() + " messages");
     for (EncodedMessage m : messages) {
@@ -136,9 +136,26 @@ class SnapshotStreamTest {
   }
 
   @Test
+  void aPacedSaveSendsTheSameBytes() throws Exception {
+    List<EncodedMessage> unpaced = SnapshotStream.encoded(FakeBackup::new, List.of(), "test", () -> SavePacer.OFF)
+        .runWith(Sink.seq(), system).toCompletableFuture().get(60, TimeUnit.SECONDS);
+    // A member applying a million entries between any two looks, judged at every message: busy
+    // from the first; 2.5 MB at 8 MiB/s.
+    java.util.concurrent.atomic.AtomicLong index = new java.util.concurrent.atomic.AtomicLong();
+    SavePacer pacer = new SavePacer(() -> index.addAndGet(1_000_000), 8L << 20, 1000, 1, SavePacer.Clock.SYSTEM);
+    List<EncodedMessage> paced = SnapshotStream.encoded(FakeBackup::new, List.of(), "test", () -> pacer)
+        .runWith(Sink.seq(), system).toCompletableFuture().get(60, TimeUnit.SECONDS);
+    assertEquals(unpaced.size(), paced.size());
+    for (int i = 0; i < paced.size(); i++) {
+      assertEquals(unpaced.get(i).whole(), paced.get(i).whole(), "message " + i);
+    }
+    assertTrue(pacer.pacedNanos() > 0, "the busy save was not paced");
+  }
+
+  @Test
   void aClientThatGoesAwayReleasesTheBackup() throws Exception {
     FakeBackup backup = new FakeBackup();
-    SnapshotResponse first = SnapshotStream.of(() -> backup, List.of(), "test")
+    SnapshotResponse first = SnapshotStream.of(() -> backup, List.of(), "test", () -> SavePacer.OFF)
         .runWith(Sink.head(), system).toCompletableFuture().get(60, TimeUnit.SECONDS);
     assertEquals(SnapshotStream.CHUNK_BYTES, first.getBlob().size());
     assertTrue(backup.closedLatch.await(30, TimeUnit.SECONDS), "the backup was not closed");
