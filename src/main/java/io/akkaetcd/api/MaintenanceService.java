@@ -112,13 +112,18 @@ public final class MaintenanceService implements Maintenance {
   @Override
   public Source<SnapshotResponse, NotUsed> snapshot(SnapshotRequest in) {
     return SnapshotStream.of(() -> member.store().backup(), clusterRows(), member.members().self().toString(),
-        () -> SavePacer.configured(() -> member.store().appliedIndex()));
+        this::savePacer);
   }
 
   /** The same stream with each message in its wire bytes, for gRPC ({@link SnapshotStream#encoded}). */
   Source<EncodedMessage, NotUsed> snapshotEncoded(SnapshotRequest in) {
     return SnapshotStream.encoded(() -> member.store().backup(), clusterRows(), member.members().self().toString(),
-        () -> SavePacer.configured(() -> member.store().appliedIndex()));
+        this::savePacer);
+  }
+
+  /** A new save's pacer, over the applied index of the store the member holds then. */
+  private SavePacer savePacer() {
+    return SavePacer.configured(() -> member.store().appliedIndex());
   }
 
   /**
