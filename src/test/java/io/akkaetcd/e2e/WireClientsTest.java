@@ -14,10 +14,8 @@ import java.io.OutputStream;
 import java.net.Socket;
 import java.net.SocketTimeoutException;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -85,21 +83,9 @@ class WireClientsTest {
    */
   @Test
   void grpcJsThatResetsEveryFinishedCallIsServedThroughout() throws Exception {
-    Path modules = GrpcJs.install();
-    ProcessBuilder pb = new ProcessBuilder("node", Path.of("src/test/resources/wire/grpc-js-unary.js").toAbsolutePath().toString(),
-        Path.of("protobuf").toAbsolutePath().toString(), "127.0.0.1:" + member.port(), "5000")
-        .redirectErrorStream(true);
-    pb.environment().put("NODE_PATH", modules.toString());
-    Process node = pb.start();
-    node.getOutputStream().close();
-    String output;
-    try {
-      assertTrue(node.waitFor(300, TimeUnit.SECONDS), "5000 calls did not end within 300 s");
-      output = new String(node.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-    } finally {
-      node.destroyForcibly();
-    }
-    assertEquals(0, node.exitValue(), output + " (modules in " + modules + ")");
+    Path modules = NpmModules.install("grpc-js-1.8.20", "@grpc/grpc-js@1.8.20", "@grpc/proto-loader@0.7.10");
+    String output = NpmModules.run(modules, "wire/grpc-js-unary.js", 300,
+        List.of(Path.of("protobuf").toAbsolutePath().toString(), "127.0.0.1:" + member.port(), "5000"));
     assertEquals("OK 5000", output.trim());
   }
 
@@ -159,24 +145,6 @@ class WireClientsTest {
       head.write(b);
     }
     return head.toString(StandardCharsets.US_ASCII);
-  }
-
-  /** npm's @grpc/grpc-js 1.8.20 and @grpc/proto-loader, installed once under target/. */
-  static final class GrpcJs {
-    private static final Path DIR = Path.of("target", "grpc-js-1.8.20").toAbsolutePath();
-
-    static synchronized Path install() throws IOException, InterruptedException {
-      Path modules = DIR.resolve("node_modules");
-      if (!Files.exists(modules.resolve("@grpc/grpc-js/package.json")) || !Files.exists(modules.resolve("@grpc/proto-loader"))) {
-        Files.createDirectories(DIR);
-        Process npm = new ProcessBuilder("npm", "install", "--no-audit", "--no-fund", "--prefix", DIR.toString(),
-            "@grpc/grpc-js@1.8.20", "@grpc/proto-loader@0.7.10").redirectErrorStream(true).start();
-        npm.getOutputStream().close();
-        String log = new String(npm.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        assertTrue(npm.waitFor(300, TimeUnit.SECONDS) && npm.exitValue() == 0, "npm install failed:\n" + log);
-      }
-      return modules;
-    }
   }
 
   /** A bare HTTP/2 client speaking prior knowledge over cleartext, frame by frame. */
