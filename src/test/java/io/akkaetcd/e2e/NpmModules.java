@@ -8,6 +8,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -42,31 +43,13 @@ final class NpmModules {
   }
 
   /**
-   * What node printed on stdout running the script with {@code args}; fails, with its stderr too,
-   * unless it exits 0 within the time.
+   * What node printed on stdout running the script (under src/test/resources) with {@code args};
+   * fails, with its stderr too, unless it exits 0 within the time.
    */
   static String run(Path modules, String script, int seconds, List<String> args)
       throws IOException, InterruptedException {
-    List<String> command = new ArrayList<>(
-        List.of("node", Path.of("src/test/resources", script).toAbsolutePath().toString()));
+    List<String> command = new ArrayList<>(List.of("node", ChildScript.resource(script)));
     command.addAll(args);
-    Path out = Files.createTempFile("node-out", ".txt");
-    Path err = Files.createTempFile("node-err", ".txt");
-    ProcessBuilder pb = new ProcessBuilder(command).redirectOutput(out.toFile()).redirectError(err.toFile());
-    pb.environment().put("NODE_PATH", modules.toString());
-    Process node = pb.start();
-    try {
-      node.getOutputStream().close();
-      boolean ended = node.waitFor(seconds, TimeUnit.SECONDS);
-      String printed = Files.readString(out);
-      String all = printed + Files.readString(err) + "(modules in " + modules + ")";
-      assertTrue(ended, script + " did not end within " + seconds + " s:\n" + all);
-      assertTrue(node.exitValue() == 0, script + " exited with " + node.exitValue() + ":\n" + all);
-      return printed;
-    } finally {
-      node.destroyForcibly();
-      Files.deleteIfExists(out);
-      Files.deleteIfExists(err);
-    }
+    return ChildScript.run(command, Map.of("NODE_PATH", modules.toString()), seconds);
   }
 }
