@@ -1,15 +1,14 @@
 # Runs Debian's python3-etcd3gw functional tests (etcd3gw.tests.test_etcd3gw, OpenStack's client of
 # the JSON gateway) against the gateway on PORT. The suite dials localhost:2379 and its client's
 # default path is /v3alpha/, which etcd 3.4 answers with 404: both defaults are changed here before
-# it loads, nothing else. Prints the runner's report, then one line:
-# RESULT run=N failures=N errors=N skipped=N
+# it loads, nothing else. Prints as unittest_outcomes.py does.
 # Usage: /usr/bin/python3 etcd3gw-suite.py PORT
 import sys
-import unittest
-
-import urllib3
 
 import etcd3gw.client  # noqa: F401 (the module, shadowed by its function of the same name)
+import urllib3
+
+import unittest_outcomes
 
 port = int(sys.argv[1])
 module = sys.modules['etcd3gw.client']
@@ -27,7 +26,4 @@ urllib3.PoolManager.request = lambda self, method, url, *a, **k: request(
 from etcd3gw.tests import test_etcd3gw  # noqa: E402
 urllib3.PoolManager.request = request
 
-result = unittest.TextTestRunner(stream=sys.stdout, verbosity=2).run(
-    unittest.defaultTestLoader.loadTestsFromModule(test_etcd3gw))
-print('RESULT run=%d failures=%d errors=%d skipped=%d' % (
-    result.testsRun, len(result.failures), len(result.errors), len(result.skipped)))
+unittest_outcomes.run(test_etcd3gw)
