@@ -90,9 +90,7 @@ class CertUserDifferentialTest {
   void certificateCommonNameActsAsTheUser() throws Exception {
     List<Step> steps = steps();
     List<List<Etcdctl.Result>> results = new ArrayList<>();
-    ServerProcess.Tls tls = new ServerProcess.Tls("https", "http", List.of("--cert-file", server.cert().toString(),
-        "--key-file", server.key().toString(), "--trusted-ca-file", ca.caFile().toString(), "--client-cert-auth"),
-        as(root));
+    ServerProcess.Tls tls = ServerProcess.Tls.clientCerts(ca, server, root);
     for (ServerProcess.Kind kind : List.of(ServerProcess.Kind.ETCD, ServerProcess.Kind.AKKA_ETCD)) {
       try (ServerProcess s = ServerProcess.start(kind, tls, List.of())) {
         List<Etcdctl.Result> r = new ArrayList<>();

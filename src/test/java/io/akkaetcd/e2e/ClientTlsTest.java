@@ -109,8 +109,7 @@ class ClientTlsTest {
   }
 
   private ServerProcess.Tls mutual() {
-    return new ServerProcess.Tls("https", "http", List.of("--cert-file", server.cert().toString(), "--key-file",
-        server.key().toString(), "--trusted-ca-file", ca.caFile().toString(), "--client-cert-auth"), withClientCert());
+    return ServerProcess.Tls.clientCerts(ca, server, root);
   }
 
   @Test
@@ -133,9 +132,7 @@ class ClientTlsTest {
   @Test
   void serverOnlyTls() {
     List<String> caOnly = List.of("--cacert", ca.caFile().toString());
-    ServerProcess.Tls tls = new ServerProcess.Tls("https", "http", List.of("--cert-file", server.cert().toString(),
-        "--key-file", server.key().toString()), caOnly);
-    sameAsEtcd(tls, false, List.of(
+    sameAsEtcd(ServerProcess.Tls.serverOnly(ca, server), false, List.of(
         new Case("put without a client certificate", true, false, caOnly, List.of("put", "k", "v")),
         new Case("get with a client certificate it does not ask for", true, false, withClientCert(), List.of("get", "k")),
         new Case("endpoint health", true, false, caOnly, List.of("endpoint", "health")),

@@ -42,25 +42,14 @@ class Etcd3NodeClientTest {
     root = ca.client("root");
   }
 
-  /** The server's certificate and key only; the client trusts the CA. */
-  private ServerProcess.Tls serverOnly() {
-    return new ServerProcess.Tls("https", "http",
-        List.of("--cert-file", server.cert().toString(), "--key-file", server.key().toString()),
-        List.of("--cacert", ca.caFile().toString()));
-  }
-
   @Test
   void serverTlsOneMember() throws Exception {
-    sameAsEtcd(kind -> List.of(ServerProcess.start(kind, serverOnly(), List.of())), List.of(ca.caFile().toString()));
+    sameAsEtcd(kind -> List.of(ServerProcess.start(kind, ServerProcess.Tls.serverOnly(ca, server), List.of())), List.of(ca.caFile().toString()));
   }
 
   @Test
   void clientCertificatesOneMember() throws Exception {
-    List<String> certs = List.of("--cacert", ca.caFile().toString(), "--cert", root.cert().toString(), "--key",
-        root.key().toString());
-    ServerProcess.Tls tls = new ServerProcess.Tls("https", "http", List.of("--cert-file", server.cert().toString(),
-        "--key-file", server.key().toString(), "--trusted-ca-file", ca.caFile().toString(), "--client-cert-auth"),
-        certs);
+    ServerProcess.Tls tls = ServerProcess.Tls.clientCerts(ca, server, root);
     List<String> client = List.of(ca.caFile().toString(), root.cert().toString(), root.key().toString());
     List<String> transcript = sameAsEtcd(kind -> List.of(ServerProcess.start(kind, tls, List.of())), client);
     // the certificate's CN (root) is the user of a call without a token
@@ -70,7 +59,7 @@ class Etcd3NodeClientTest {
   /** Three members, the client on a follower: its writes, leases and watches go through forwarding. */
   @Test
   void serverTlsThroughAFollower() throws Exception {
-    sameAsEtcd(kind -> ServerProcess.cluster(kind, 3, serverOnly(), List.of()), List.of(ca.caFile().toString()));
+    sameAsEtcd(kind -> ServerProcess.cluster(kind, 3, ServerProcess.Tls.serverOnly(ca, server), List.of()), List.of(ca.caFile().toString()));
   }
 
   private interface Servers {

@@ -35,10 +35,7 @@ class PythonClientsTest {
   void pythonEtcd3OverTls() throws Exception {
     TestCerts ca = TestCerts.create(tmp.resolve("ca"));
     TestCerts.Issued server = ca.server("server");
-    ServerProcess.Tls tls = new ServerProcess.Tls("https", "http",
-        List.of("--cert-file", server.cert().toString(), "--key-file", server.key().toString()),
-        List.of("--cacert", ca.caFile().toString()));
-    List<String> transcripts = onEtcdThenAkkaEtcd(tls, s -> List.of(PYTHON,
+    List<String> transcripts = onEtcdThenAkkaEtcd(ServerProcess.Tls.serverOnly(ca, server), s -> List.of(PYTHON,
         ChildScript.resource("wire/python-etcd3-client.py"), "127.0.0.1", port(s), ca.caFile().toString()));
     assertTrue(transcripts.get(0).strip().endsWith("[\"after auth disable\", \"as root\"]"),
         "etcd did not run the scenario through:\n" + transcripts.get(0));

@@ -3,6 +3,7 @@ package io.akkaetcd.e2e;
 import io.akkaetcd.etcdmain.FaultyMain;
 import io.akkaetcd.etcdmain.Main;
 import io.akkaetcd.testlog.CapturedLogs;
+import io.akkaetcd.tls.TestCerts;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -41,6 +42,23 @@ final class ServerProcess implements AutoCloseable {
 
     Tls withPlainClientPort(int port) {
       return new Tls(clientScheme, peerScheme, serverFlags, etcdctlFlags, port);
+    }
+
+    /** https:// client URLs with {@code server}'s certificate and key; etcdctl trusts {@code ca}. */
+    static Tls serverOnly(TestCerts ca, TestCerts.Issued server) {
+      return new Tls("https", "http", List.of("--cert-file", server.cert().toString(), "--key-file",
+          server.key().toString()), List.of("--cacert", ca.caFile().toString()));
+    }
+
+    /**
+     * {@link #serverOnly}, and clients must show a certificate of {@code ca}
+     * ({@code --client-cert-auth}); etcdctl shows {@code client}'s.
+     */
+    static Tls clientCerts(TestCerts ca, TestCerts.Issued server, TestCerts.Issued client) {
+      return new Tls("https", "http", List.of("--cert-file", server.cert().toString(), "--key-file",
+          server.key().toString(), "--trusted-ca-file", ca.caFile().toString(), "--client-cert-auth"),
+          List.of("--cacert", ca.caFile().toString(), "--cert", client.cert().toString(), "--key",
+              client.key().toString()));
     }
   }
 
