@@ -41,11 +41,6 @@ class CertUserDifferentialTest {
     nobody = ca.client("nobody");
   }
 
-  private List<String> as(TestCerts.Issued cert) {
-    return List.of("--cacert", ca.caFile().toString(), "--cert", cert.cert().toString(), "--key",
-        cert.key().toString());
-  }
-
   /** One etcdctl step: the certificate it presents, its command, and whether it succeeds. */
   private record Step(String name, TestCerts.Issued cert, boolean succeeds, List<String> command) {}
 
@@ -99,7 +94,7 @@ class CertUserDifferentialTest {
             r.add(gateway(s, app));
             r.add(gateway(s, nobody));
           }
-          List<String> args = new ArrayList<>(as(step.cert()));
+          List<String> args = new ArrayList<>(ServerProcess.Tls.etcdctlAs(ca, step.cert()));
           args.addAll(step.command());
           if (step.name().equals("CN app txn outside")) {
             r.add(EtcdctlDifferentialTest.normalize(Etcdctl.run(s.endpoint(), "\nput /other t\n\n", args)));

@@ -60,7 +60,7 @@ class ClientTlsTest {
   }
 
   private List<String> withClientCert() {
-    return List.of("--cacert", ca.caFile().toString(), "--cert", root.cert().toString(), "--key", root.key().toString());
+    return ServerProcess.Tls.etcdctlAs(ca, root);
   }
 
   /**

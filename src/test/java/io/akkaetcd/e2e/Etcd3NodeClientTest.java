@@ -44,7 +44,8 @@ class Etcd3NodeClientTest {
 
   @Test
   void serverTlsOneMember() throws Exception {
-    sameAsEtcd(kind -> List.of(ServerProcess.start(kind, ServerProcess.Tls.serverOnly(ca, server), List.of())), List.of(ca.caFile().toString()));
+    ServerProcess.Tls tls = ServerProcess.Tls.serverOnly(ca, server);
+    sameAsEtcd(kind -> List.of(ServerProcess.start(kind, tls, List.of())), List.of(ca.caFile().toString()));
   }
 
   @Test
@@ -59,7 +60,8 @@ class Etcd3NodeClientTest {
   /** Three members, the client on a follower: its writes, leases and watches go through forwarding. */
   @Test
   void serverTlsThroughAFollower() throws Exception {
-    sameAsEtcd(kind -> ServerProcess.cluster(kind, 3, ServerProcess.Tls.serverOnly(ca, server), List.of()), List.of(ca.caFile().toString()));
+    ServerProcess.Tls tls = ServerProcess.Tls.serverOnly(ca, server);
+    sameAsEtcd(kind -> ServerProcess.cluster(kind, 3, tls, List.of()), List.of(ca.caFile().toString()));
   }
 
   private interface Servers {

@@ -33,19 +33,14 @@ class PeerTlsTest {
         "--peer-cert-file", c, "--peer-key-file", k, "--peer-trusted-ca-file", trusted, "--peer-client-cert-auth");
   }
 
-  private static List<String> etcdctlFlags(TestCerts ca, TestCerts.Issued client) {
-    return List.of("--cacert", ca.caFile().toString(), "--cert", client.cert().toString(), "--key",
-        client.key().toString());
-  }
-
   @Test
   void clusterFormsReplicatesSurvivesItsLeaderAndKeepsAStrangerOut() {
     TestCerts ca = TestCerts.create(tmp.resolve("ca"));
-    List<String> ctl = etcdctlFlags(ca, ca.client("root"));
+    List<String> ctl = ServerProcess.Tls.etcdctlAs(ca, ca.client("root"));
     ServerProcess.Tls tls = new ServerProcess.Tls("https", "https", serverFlags(ca, ca.server("member")), ctl);
     TestCerts other = TestCerts.create(tmp.resolve("other"), "other CA");
     ServerProcess.Tls strangerTls = new ServerProcess.Tls("https", "https",
-        serverFlags(other, other.server("stranger")), etcdctlFlags(other, other.client("root")));
+        serverFlags(other, other.server("stranger")), ServerProcess.Tls.etcdctlAs(other, other.client("root")));
 
     List<ServerProcess> members = ServerProcess.cluster(ServerProcess.Kind.AKKA_ETCD, 3, tls, List.of());
     List<ServerProcess> all = new ArrayList<>(members);

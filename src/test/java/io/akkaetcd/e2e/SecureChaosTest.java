@@ -55,7 +55,7 @@ class SecureChaosTest extends ClusterChaosTest {
     ca = TestCerts.create(dir.resolve("ca"));
     rootCert = ca.client("root");
     gatewayCert = ca.clientWithoutCn("gateway");
-    ctlTls = etcdctlFlags(ca, rootCert);
+    ctlTls = ServerProcess.Tls.etcdctlAs(ca, rootCert);
     loadCert = ca.client(USER);
     tls = new ServerProcess.Tls("https", "https", serverFlags(ca, ca.server("member")), ctlTls);
   }
@@ -66,11 +66,6 @@ class SecureChaosTest extends ClusterChaosTest {
     String trusted = ca.caFile().toString();
     return List.of("--cert-file", c, "--key-file", k, "--trusted-ca-file", trusted, "--client-cert-auth",
         "--peer-cert-file", c, "--peer-key-file", k, "--peer-trusted-ca-file", trusted, "--peer-client-cert-auth");
-  }
-
-  private static List<String> etcdctlFlags(TestCerts ca, TestCerts.Issued client) {
-    return List.of("--cacert", ca.caFile().toString(), "--cert", client.cert().toString(), "--key",
-        client.key().toString());
   }
 
   /**
@@ -139,7 +134,7 @@ class SecureChaosTest extends ClusterChaosTest {
   void moreFaults(List<ServerProcess> members) {
     TestCerts other = TestCerts.create(dir.resolve("other" + (++strangers)), "other CA");
     ServerProcess.Tls strangerTls = new ServerProcess.Tls("https", "https",
-        serverFlags(other, other.server("stranger")), etcdctlFlags(other, other.client("root")));
+        serverFlags(other, other.server("stranger")), ServerProcess.Tls.etcdctlAs(other, other.client("root")));
     ServerProcess stranger = ServerProcess.joining(ServerProcess.Kind.AKKA_ETCD, "s" + strangers, members,
         strangerTls, List.of());
     try {

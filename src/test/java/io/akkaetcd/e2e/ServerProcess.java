@@ -57,8 +57,13 @@ final class ServerProcess implements AutoCloseable {
     static Tls clientCerts(TestCerts ca, TestCerts.Issued server, TestCerts.Issued client) {
       return new Tls("https", "http", List.of("--cert-file", server.cert().toString(), "--key-file",
           server.key().toString(), "--trusted-ca-file", ca.caFile().toString(), "--client-cert-auth"),
-          List.of("--cacert", ca.caFile().toString(), "--cert", client.cert().toString(), "--key",
-              client.key().toString()));
+          etcdctlAs(ca, client));
+    }
+
+    /** etcdctl's flags to trust {@code ca} and show {@code client}'s certificate. */
+    static List<String> etcdctlAs(TestCerts ca, TestCerts.Issued client) {
+      return List.of("--cacert", ca.caFile().toString(), "--cert", client.cert().toString(), "--key",
+          client.key().toString());
     }
   }
 
