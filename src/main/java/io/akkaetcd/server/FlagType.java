@@ -82,12 +82,24 @@ public enum FlagType {
 
   /** strconv.ParseInt/ParseUint with base 0: an optional sign, then 0x, 0o, 0b or a leading 0. */
   private static String integer(String s, BigInteger min, BigInteger max) {
+    if (min.signum() == 0 && !s.isEmpty() && (s.charAt(0) == '-' || s.charAt(0) == '+')) {
+      return "parse error";
+    }
+    BigInteger n = goInteger(s);
+    if (n == null) {
+      return "parse error";
+    }
+    return n.compareTo(min) < 0 || n.compareTo(max) > 0 ? "value out of range" : null;
+  }
+
+  /**
+   * An integer flag's value as Go's strconv.ParseInt(s, 0, ...) reads it (a sign, a 0x, 0b, 0o or
+   * 0 prefix for the base, underscores between digits), or null if it is not one.
+   */
+  static BigInteger goInteger(String s) {
     String digits = s;
     boolean negative = false;
     if (!digits.isEmpty() && (digits.charAt(0) == '-' || digits.charAt(0) == '+')) {
-      if (min.signum() == 0) {
-        return "parse error";
-      }
       negative = digits.charAt(0) == '-';
       digits = digits.substring(1);
     }
@@ -102,19 +114,16 @@ public enum FlagType {
     }
     if (digits.indexOf('_') >= 0) {
       if (!underscoresOk(digits, prefixed)) {
-        return "parse error";
+        return null;
       }
       digits = digits.replace("_", "");
     }
     int base = radix;
     if (digits.isEmpty() || !digits.chars().allMatch(c -> Character.digit(c, base) >= 0)) {
-      return "parse error";
+      return null;
     }
     BigInteger n = new BigInteger(digits, radix);
-    if (negative) {
-      n = n.negate();
-    }
-    return n.compareTo(min) < 0 || n.compareTo(max) > 0 ? "value out of range" : null;
+    return negative ? n.negate() : n;
   }
 
   /** Go's rule for underscores in an integer literal: each between two digits (or after a base prefix). */

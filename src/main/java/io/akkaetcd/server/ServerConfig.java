@@ -267,15 +267,16 @@ public record ServerConfig(
     return n;
   }
 
+  /** An integer flag as etcd reads it (Go's syntax: 0x1f, 017, 1_000), up to Long.MAX_VALUE. */
   private static long nonNegativeLong(Map<String, String> v, String flag) {
-    try {
-      long n = Long.parseLong(v.get(flag).trim());
-      if (n < 0) {
-        throw new FlagException("--" + flag + " must not be negative, got " + n);
-      }
-      return n;
-    } catch (NumberFormatException e) {
+    java.math.BigInteger n = FlagType.goInteger(v.get(flag).trim());
+    if (n == null) {
       throw new FlagException("invalid value \"" + v.get(flag) + "\" for flag -" + flag + ": parse error");
     }
+    if (n.signum() < 0) {
+      throw new FlagException("--" + flag + " must not be negative, got " + n);
+    }
+    return n.min(java.math.BigInteger.valueOf(Long.MAX_VALUE)).longValue();
   }
+
 }

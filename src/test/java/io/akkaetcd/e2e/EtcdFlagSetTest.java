@@ -50,6 +50,32 @@ class EtcdFlagSetTest {
     }
   }
 
+  /**
+   * Integer flags in Go's syntax (strconv with base 0: a 0x, 0o or 0 prefix, underscores between
+   * digits), which etcd takes: the limits they set hold as on etcd, request for request.
+   */
+  @Test
+  void integerFlagsInGosSyntaxSetTheSameLimitsAsOnEtcd() {
+    List<String> flags = List.of("--max-request-bytes=0x4_00", "--max-txn-ops=03");
+    String big = "x".repeat(2000);
+    String small = "x".repeat(500);
+    // four puts in one txn: one more than --max-txn-ops (octal 3)
+    String fourPuts = "\nput t1 v\nput t2 v\nput t3 v\nput t4 v\n\n\n";
+    List<String> seen = new ArrayList<>();
+    for (ServerProcess.Kind kind : List.of(ServerProcess.Kind.ETCD, ServerProcess.Kind.AKKA_ETCD)) {
+      try (ServerProcess member = ServerProcess.start(kind, flags)) {
+        Etcdctl.Result tooLarge = Etcdctl.run(member.endpoint(), "put", "k", big);
+        Etcdctl.Result fits = Etcdctl.run(member.endpoint(), "put", "k", small);
+        Etcdctl.Result txn = Etcdctl.run(member.endpoint(), fourPuts, List.of("txn"));
+        seen.add(kind + ": " + tooLarge.exit() + " " + tooLarge.error().trim() + " | " + fits.exit() + " "
+            + fits.stdout().trim() + " | " + txn.exit() + " " + txn.error().trim());
+      }
+    }
+    assertEquals("ETCD: 1 Error: etcdserver: request is too large | 0 OK | 1 Error: etcdserver: too many operations"
+        + " in txn request", seen.get(0));
+    assertEquals(seen.get(0).substring("ETCD".length()), seen.get(1).substring("AKKA_ETCD".length()));
+  }
+
   @Test
   void aFlagAskingForAMissingFeatureStopsTheStartWithOneLine(@TempDir Path tmp) {
     Path dataDir = tmp.resolve("never");
