@@ -20,9 +20,12 @@ public final class Quota {
 
   private Quota() {}
 
-  /** Whether a request of {@code cost} fits a backend of which {@code used} bytes are taken. */
+  /**
+   * Whether a request of {@code cost} fits a backend of which {@code used} bytes are taken. A
+   * negative quota checks nothing, as etcd's passthroughQuota for a negative --quota-backend-bytes.
+   */
   public static boolean available(long used, long cost, long quota) {
-    return used + cost < quota;
+    return quota < 0 || used + cost < quota;
   }
 
   public static long cost(PutRequest p) {

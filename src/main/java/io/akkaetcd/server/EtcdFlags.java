@@ -58,7 +58,7 @@ final class EtcdFlags {
         "log snapshots under member/snap are pruned by akka-etcd itself");
     ignored("max-wals", "5", FlagType.UINT, "Write-ahead log files to keep (0: all).",
         "the Raft journal is trimmed behind log snapshots by akka-etcd itself");
-    on("quota-backend-bytes", "0", FlagType.INT, "Size of the store beyond which writes fail with NOSPACE (0: 2 GiB).");
+    on("quota-backend-bytes", "0", FlagType.INT, "Size of the store beyond which writes fail with NOSPACE (0: 2 GiB; negative: no quota).");
     ignored("backend-batch-interval", "", FlagType.DURATION, "Longest wait before a backend commit.", BBOLT
         + "; every applied batch is one LevelDB write");
     ignored("backend-batch-limit", "0", FlagType.INT, "Most operations in one backend commit.", BBOLT

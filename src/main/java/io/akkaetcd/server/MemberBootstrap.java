@@ -433,6 +433,9 @@ final class MemberBootstrap {
     if (hosted != null) {
       hosted.stopWithHost(server::stop, server.stopped);
     }
+    if (config.quotaBackendBytes() < 0) {
+      log.warn("disabling backend quota"); // etcd's words for a negative --quota-backend-bytes
+    }
     if (!server.ready.isDone()) {
       log.info("{} listening on {}; serving clients once {}", members.self(), config.listenClientUrls(),
           alone ? "it leads" : "its name and client URLs are published");

@@ -117,7 +117,8 @@ public record ServerConfig(
     if (!state.equals("new") && !state.equals("existing")) {
       throw new FlagException("invalid value \"" + state + "\" for flag -initial-cluster-state: valid values are \"new\", \"existing\"");
     }
-    long quota = nonNegativeLong(v, "quota-backend-bytes");
+    // negative: no quota at all (etcd's passthroughQuota); 0: the default
+    long quota = signedLong(v, "quota-backend-bytes");
     ServerConfig c = new ServerConfig(
         v.get("name"),
         Path.of(v.get("data-dir")),
@@ -267,16 +268,22 @@ public record ServerConfig(
     return n;
   }
 
-  /** An integer flag as etcd reads it (Go's syntax: 0x1f, 017, 1_000), up to Long.MAX_VALUE. */
   private static long nonNegativeLong(Map<String, String> v, String flag) {
+    long n = signedLong(v, flag);
+    if (n < 0) {
+      throw new FlagException("--" + flag + " must not be negative, got " + n);
+    }
+    return n;
+  }
+
+  /** An integer flag as etcd reads it (Go's syntax: 0x1f, 017, 1_000), within a long. */
+  private static long signedLong(Map<String, String> v, String flag) {
     java.math.BigInteger n = FlagType.goInteger(v.get(flag).trim());
     if (n == null) {
       throw new FlagException("invalid value \"" + v.get(flag) + "\" for flag -" + flag + ": parse error");
     }
-    if (n.signum() < 0) {
-      throw new FlagException("--" + flag + " must not be negative, got " + n);
-    }
-    return n.min(java.math.BigInteger.valueOf(Long.MAX_VALUE)).longValue();
+    return n.max(java.math.BigInteger.valueOf(Long.MIN_VALUE)).min(java.math.BigInteger.valueOf(Long.MAX_VALUE))
+        .longValue();
   }
 
 }

@@ -87,6 +87,7 @@ class AlarmsTest {
     assertEquals(2 * Quota.cost(put), Quota.cost(txn), "the costlier branch, nested txns included");
     assertTrue(Quota.available(53248 - Quota.cost(put) - 1, Quota.cost(put), 53248));
     assertFalse(Quota.available(53248 - Quota.cost(put), Quota.cost(put), 53248));
+    assertTrue(Quota.available(Long.MAX_VALUE / 2, Quota.cost(put), -1), "a negative quota checks nothing");
 
     assertTrue(Quota.refusedWhileNoSpace(InternalRaftRequest.newBuilder().setPut(put).build()));
     assertTrue(Quota.refusedWhileNoSpace(InternalRaftRequest.newBuilder().setTxn(txn).build()));

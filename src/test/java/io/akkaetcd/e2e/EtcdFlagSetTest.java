@@ -76,6 +76,26 @@ class EtcdFlagSetTest {
     assertEquals(seen.get(0).substring("ETCD".length()), seen.get(1).substring("AKKA_ETCD".length()));
   }
 
+  /** A negative --quota-backend-bytes turns the quota off in etcd (its passthroughQuota): so here. */
+  @Test
+  void aNegativeQuotaTurnsTheQuotaOffAsInEtcd() throws Exception {
+    List<String> seen = new ArrayList<>();
+    for (ServerProcess.Kind kind : List.of(ServerProcess.Kind.ETCD, ServerProcess.Kind.AKKA_ETCD)) {
+      try (ServerProcess member = ServerProcess.start(kind, List.of("--quota-backend-bytes=-1"))) {
+        Etcdctl.Result put = Etcdctl.run(member.endpoint(), "put", "k", "v");
+        java.net.http.HttpResponse<String> metrics = java.net.http.HttpClient.newHttpClient().send(
+            java.net.http.HttpRequest.newBuilder(java.net.URI.create(member.clientUrl() + "/metrics")).build(),
+            java.net.http.HttpResponse.BodyHandlers.ofString());
+        double quota = metrics.body().lines().filter(l -> l.startsWith("etcd_server_quota_backend_bytes "))
+            .mapToDouble(l -> Double.parseDouble(l.substring(l.indexOf(' ') + 1))).findFirst().orElseThrow();
+        seen.add(put.exit() + " " + put.stdout().trim() + ", quota gauge " + quota);
+        member.awaitLogged("disabling backend quota", Duration.ofSeconds(10));
+      }
+    }
+    assertEquals("0 OK, quota gauge -1.0", seen.get(0));
+    assertEquals(seen.get(0), seen.get(1));
+  }
+
   @Test
   void aFlagAskingForAMissingFeatureStopsTheStartWithOneLine(@TempDir Path tmp) {
     Path dataDir = tmp.resolve("never");
