@@ -18,9 +18,9 @@ public interface CompactionPolicy {
    */
   OptionalLong onSample(Duration now, long currentRevision);
 
-  /** Compacts to the revision of one {@code period} ago; null (off) for a zero period. */
+  /** Compacts to the revision of one {@code period} ago; null (off) for a zero or negative period. */
   static CompactionPolicy periodic(Duration period) {
-    return period.isZero() ? null : new PeriodicPolicy(period);
+    return period.isZero() || period.isNegative() ? null : new PeriodicPolicy(period);
   }
 
   /** Keeps the last {@code revisions} revisions; null (off) for zero or less. */

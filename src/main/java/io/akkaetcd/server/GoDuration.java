@@ -19,10 +19,22 @@ public final class GoDuration {
     return parse(s, "auto-compaction-retention");
   }
 
-  /** A Go duration ("10m", "1h30m", "500ms") for the flag named {@code flag}. */
-  public static Duration parse(String s, String flag) {
+  /**
+   * A Go duration ("10m", "1h30m", "500ms", "-5s", and "0" without a unit) for the flag named
+   * {@code flag}, as time.ParseDuration reads it.
+   */
+  public static Duration parse(String given, String flag) {
+    String s = given;
+    boolean negative = false;
+    if (!s.isEmpty() && (s.charAt(0) == '-' || s.charAt(0) == '+')) {
+      negative = s.charAt(0) == '-';
+      s = s.substring(1);
+    }
+    if (s.equals("0")) {
+      return Duration.ZERO;
+    }
     if (s.isEmpty()) {
-      throw new FlagException("invalid --" + flag + " \"\"");
+      throw new FlagException("invalid --" + flag + " \"" + given + "\"");
     }
     Matcher m = PART.matcher(s);
     int at = 0;
@@ -40,8 +52,8 @@ public final class GoDuration {
       at = m.end();
     }
     if (at != s.length()) {
-      throw new FlagException("invalid --" + flag + " \"" + s + "\": not a duration");
+      throw new FlagException("invalid --" + flag + " \"" + given + "\": not a duration");
     }
-    return Duration.ofNanos((long) nanos);
+    return Duration.ofNanos((long) (negative ? -nanos : nanos));
   }
 }

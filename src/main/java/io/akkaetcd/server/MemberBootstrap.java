@@ -420,7 +420,7 @@ final class MemberBootstrap {
       }
       corruption.join().markServing();
       ClientServices services = ClientServices.create(server, kv, lessor, leaseForwarding.join(), hub, system,
-          config.watchProgressNotifyInterval(), plugins, auth, passwords, metrics,
+          config.effectiveWatchProgressInterval(), plugins, auth, passwords, metrics,
           new AuthPolicy(config.clientTls().clientCertAuth(), config.auth().strictMatrix()));
       metrics.readGauges(new MemberMetricsGauges(server, wait::size, inbox::depth, hub));
       server.services = services;
@@ -435,6 +435,11 @@ final class MemberBootstrap {
     }
     if (config.quotaBackendBytes() < 0) {
       log.warn("disabling backend quota"); // etcd's words for a negative --quota-backend-bytes
+    }
+    Duration progress = config.watchProgressNotifyInterval();
+    if (progress.compareTo(Duration.ZERO) > 0 && progress.compareTo(ServerConfig.MIN_WATCH_PROGRESS_INTERVAL) < 0) {
+      log.warn("adjusting watch progress notify interval to minimum period (min-watch-progress-notify-interval {})",
+          io.akkaetcd.logs.GoDurations.format(ServerConfig.MIN_WATCH_PROGRESS_INTERVAL.toNanos()));
     }
     if (!server.ready.isDone()) {
       log.info("{} listening on {}; serving clients once {}", members.self(), config.listenClientUrls(),

@@ -96,6 +96,27 @@ public record ServerConfig(
     public static final AuthSettings DEFAULT = new AuthSettings("simple", 10, Duration.ofSeconds(300), false);
   }
 
+  /** etcd's progressReportInterval, kept when the flag is 0 or less. */
+  public static final Duration DEFAULT_WATCH_PROGRESS_INTERVAL = Duration.ofMinutes(10);
+  /** etcd's minWatchProgressInterval: a shorter positive interval is raised to it, with a warning. */
+  public static final Duration MIN_WATCH_PROGRESS_INTERVAL = Duration.ofMillis(100);
+
+  /** The watch progress interval etcd's NewWatchServer makes of the flag's value. */
+  public Duration effectiveWatchProgressInterval() {
+    if (watchProgressNotifyInterval.isNegative() || watchProgressNotifyInterval.isZero()) {
+      return DEFAULT_WATCH_PROGRESS_INTERVAL;
+    }
+    return watchProgressNotifyInterval.compareTo(MIN_WATCH_PROGRESS_INTERVAL) < 0 ? MIN_WATCH_PROGRESS_INTERVAL
+        : watchProgressNotifyInterval;
+  }
+
+  /** etcd's DefaultSnapshotCount, which a --snapshot-count of 0 stands for (EtcdServer.start). */
+  public static final long DEFAULT_SNAPSHOT_COUNT = 100_000;
+
+  private static long snapshotCount(long given) {
+    return given == 0 ? DEFAULT_SNAPSHOT_COUNT : given;
+  }
+
   /** etcd's default backend quota when --quota-backend-bytes is 0 (2 GiB). */
   public static final long DEFAULT_QUOTA_BYTES = 2L * 1024 * 1024 * 1024;
 
@@ -129,10 +150,11 @@ public record ServerConfig(
         initialCluster(v.get("initial-cluster")),
         state,
         v.get("initial-cluster-token"),
-        (int) Math.min(Integer.MAX_VALUE, positiveLong(v, "max-request-bytes")),
-        (int) Math.min(Integer.MAX_VALUE, positiveLong(v, "max-txn-ops")),
+        // 0 is a limit too, as in etcd: every proposal too large, every txn with an op too many
+        (int) Math.min(Integer.MAX_VALUE, nonNegativeLong(v, "max-request-bytes")),
+        (int) Math.min(Integer.MAX_VALUE, nonNegativeLong(v, "max-txn-ops")),
         quota == 0 ? DEFAULT_QUOTA_BYTES : quota,
-        positiveLong(v, "snapshot-count"),
+        snapshotCount(nonNegativeLong(v, "snapshot-count")),
         Duration.ofMillis(heartbeat),
         Duration.ofMillis(election),
         mode,

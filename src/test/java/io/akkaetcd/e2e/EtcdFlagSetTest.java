@@ -76,6 +76,30 @@ class EtcdFlagSetTest {
     assertEquals(seen.get(0).substring("ETCD".length()), seen.get(1).substring("AKKA_ETCD".length()));
   }
 
+  /**
+   * Zero is a value etcd takes for these: no request and no txn op fits, the snapshot count and
+   * the watch progress interval fall back to their defaults, and the member serves reads.
+   */
+  @Test
+  void zeroLimitsAndZeroDefaultsAsOnEtcd() {
+    List<String> flags = List.of("--max-txn-ops=0", "--max-request-bytes=0", "--snapshot-count=0",
+        "--experimental-watch-progress-notify-interval=0");
+    List<String> seen = new ArrayList<>();
+    for (ServerProcess.Kind kind : List.of(ServerProcess.Kind.ETCD, ServerProcess.Kind.AKKA_ETCD)) {
+      try (ServerProcess member = ServerProcess.start(kind, flags)) {
+        Etcdctl.Result put = Etcdctl.run(member.endpoint(), "put", "k", "v");
+        Etcdctl.Result txn = Etcdctl.run(member.endpoint(), "\nput t v\n\n\n", List.of("txn"));
+        Etcdctl.Result get = Etcdctl.run(member.endpoint(), "get", "k");
+        Etcdctl.Result health = Etcdctl.run(member.endpoint(), "endpoint", "health");
+        seen.add(put.exit() + " " + put.error().trim() + " | " + txn.exit() + " " + txn.error().trim() + " | "
+            + get.exit() + " [" + get.stdout() + "] | " + health.exit());
+      }
+    }
+    assertEquals("1 Error: etcdserver: request is too large | 1 Error: etcdserver: too many operations in txn"
+        + " request | 0 [] | 0", seen.get(0));
+    assertEquals(seen.get(0), seen.get(1));
+  }
+
   /** A negative --quota-backend-bytes turns the quota off in etcd (its passthroughQuota): so here. */
   @Test
   void aNegativeQuotaTurnsTheQuotaOffAsInEtcd() throws Exception {

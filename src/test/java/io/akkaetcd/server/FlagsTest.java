@@ -18,6 +18,41 @@ class FlagsTest {
     return ServerConfig.fromFlags(Flags.parse(args, env));
   }
 
+  /** Values etcd takes that mean something other than themselves, read as etcd reads them. */
+  @Test
+  void zeroAndNegativeValuesMeanWhatTheyMeanInEtcd() {
+    ServerConfig c = ServerConfig.fromFlags(parsed(Map.of(), "--snapshot-count=0", "--max-txn-ops=0",
+        "--max-request-bytes=0", "--quota-backend-bytes=-1", "--experimental-watch-progress-notify-interval=0",
+        "--experimental-corrupt-check-time=-1s", "--auto-compaction-retention=-5s").values());
+    assertEquals(ServerConfig.DEFAULT_SNAPSHOT_COUNT, c.snapshotCount(), "0: etcd's default");
+    assertEquals(0, c.maxTxnOps(), "0 is a limit");
+    assertEquals(0, c.maxRequestBytes(), "0 is a limit");
+    assertEquals(-1, c.quotaBackendBytes(), "negative: no quota");
+    assertEquals(Duration.ofMinutes(10), c.effectiveWatchProgressInterval(), "0 keeps etcd's 10 minutes");
+    assertEquals(Duration.ofMillis(1), c.corruptCheck().interval(), "negative: back to back, as etcd's time.After");
+    assertNull(c.autoCompactionPolicy(), "a negative period compacts nothing");
+
+    ServerConfig fast = ServerConfig.fromFlags(parsed(Map.of(), "--experimental-watch-progress-notify-interval=10ms")
+        .values());
+    assertEquals(Duration.ofMillis(100), fast.effectiveWatchProgressInterval(), "etcd's minimum");
+    ServerConfig hex = ServerConfig.fromFlags(parsed(Map.of(), "--max-txn-ops=0x1_0", "--max-request-bytes=0o20",
+        "--quota-backend-bytes=-0x10").values());
+    assertEquals(16, hex.maxTxnOps());
+    assertEquals(16, hex.maxRequestBytes());
+    assertEquals(-16, hex.quotaBackendBytes());
+  }
+
+  @Test
+  void durationsAsGosTimeParseDuration() {
+    assertEquals(Duration.ZERO, GoDuration.parse("0", "f"));
+    assertEquals(Duration.ZERO, GoDuration.parse("-0", "f"));
+    assertEquals(Duration.ofMinutes(-90), GoDuration.parse("-1.5h", "f"));
+    assertEquals(Duration.ofMillis(1500), GoDuration.parse("+1s500ms", "f"));
+    assertEquals("invalid --f \"-\"", assertThrows(FlagException.class, () -> GoDuration.parse("-", "f")).getMessage());
+    assertEquals("invalid --f \"1\": not a duration",
+        assertThrows(FlagException.class, () -> GoDuration.parse("1", "f")).getMessage());
+  }
+
   @Test
   void autoCompactionRetentionIsHoursADurationOrRevisions() {
     assertNull(config(Map.of(), "--auto-compaction-retention=0").autoCompactionPolicy());
