@@ -64,6 +64,7 @@ public final class Main {
         System.out.println("Akka Version: " + akka.Version.current());
         return;
       }
+      Flags.checkClientUrlsAdvertised(flags);
       LogFlags logging = LogFlags.fromFlags(flags.values());
       config = ServerConfig.fromFlags(flags.values());
       // A port clash, found before logging and the config are set up (the goal: reported within 1 s).

@@ -115,6 +115,22 @@ public final class Flags {
     return new Parsed(values, given, false, warnings);
   }
 
+  /**
+   * etcdmain's rule for a command line (flags or ETCD_* variables, not a config file): a
+   * --listen-client-urls given without --advertise-client-urls is refused, since the default
+   * advertised URL would then name an address the member may not listen on. (Its exception for a
+   * member that may become a v2 proxy never applies here: --proxy and --discovery are refused.)
+   */
+  public static void checkClientUrlsAdvertised(Parsed parsed) {
+    if (parsed.values().getOrDefault("config-file", "").isEmpty() && parsed.given().contains("listen-client-urls")
+        && !parsed.given().contains("advertise-client-urls")) {
+      throw new FlagException(FlagException.Kind.VERIFY,
+          "--advertise-client-urls is required when --listen-client-urls is set explicitly",
+          "When listening on specific address(es), this etcd process must advertise accessible url(s) to each"
+              + " connected client.");
+    }
+  }
+
   /** Every flag at etcd's default (booleans canonical). */
   private static Map<String, String> defaults() {
     Map<String, String> values = new LinkedHashMap<>();
@@ -267,6 +283,8 @@ public final class Flags {
     public enum Kind { USAGE, VERIFY, FATAL }
 
     private final Kind kind;
+    /** A second line etcd prints after the error, or null. */
+    private final String followUp;
 
     /** A value refused after parsing, as etcd's "error verifying flags". */
     public FlagException(String message) {
@@ -274,8 +292,13 @@ public final class Flags {
     }
 
     public FlagException(Kind kind, String message) {
+      this(kind, message, null);
+    }
+
+    public FlagException(Kind kind, String message, String followUp) {
       super(message);
       this.kind = kind;
+      this.followUp = followUp;
     }
 
     static FlagException usage(String message) {
@@ -300,11 +323,12 @@ public final class Flags {
 
     /** What the command line prints on standard error. */
     public String report() {
-      return switch (kind) {
+      String first = switch (kind) {
         case USAGE -> getMessage() + "\n" + usageLines();
         case VERIFY -> "akka-etcd: error verifying flags, " + getMessage() + ". See 'akka-etcd --help'.\n";
         case FATAL -> "akka-etcd: " + getMessage() + "\n";
       };
+      return followUp == null ? first : first + "akka-etcd: " + followUp + "\n";
     }
   }
 }

@@ -144,6 +144,13 @@ class EtcdFlagSetTest {
     assertEquals(2, unknown.exit);
     assertTrue(unknown.stderr.startsWith("flag provided but not defined: -no-such-flag\n"), unknown.stderr);
 
+    // etcdmain's two lines (etcd 3.4 prints the same after its log prefix), exit 1
+    Run unadvertised = Run.main("--listen-client-urls", "http://127.0.0.1:1");
+    assertEquals(1, unadvertised.exit);
+    assertEquals("akka-etcd: error verifying flags, --advertise-client-urls is required when --listen-client-urls is"
+        + " set explicitly. See 'akka-etcd --help'.\nakka-etcd: When listening on specific address(es), this etcd"
+        + " process must advertise accessible url(s) to each connected client.\n", unadvertised.stderr);
+
     Run checked = Run.main("--election-timeout=100");
     assertEquals(1, checked.exit);
     assertEquals("akka-etcd: error verifying flags, --election-timeout[100ms] should be at least as 5 times as"
