@@ -9,6 +9,7 @@ import com.typesafe.config.ConfigFactory;
 import io.akkaetcd.cluster.ClusterMembers;
 import io.akkaetcd.cluster.MemberId;
 import io.akkaetcd.cluster.Membership;
+import io.akkaetcd.errors.StartupException;
 import io.akkaetcd.proto.peerpb.MemberEntry;
 import io.akkaetcd.proto.peerpb.MembersRequest;
 import io.akkaetcd.proto.peerpb.MembersResponse;
@@ -32,6 +33,9 @@ import org.slf4j.LoggerFactory;
 final class ClusterJoin {
   private static final Logger log = LoggerFactory.getLogger(ClusterJoin.class);
   static final String ENDPOINT = "members";
+  /** etcdmain's words when no peer told a joining member the cluster. */
+  static final String CANNOT_FETCH =
+      "cannot fetch cluster info from peer urls: could not retrieve cluster information from the given URLs";
 
   private ClusterJoin() {}
 
@@ -71,6 +75,9 @@ final class ClusterJoin {
         peers.add(urls.get(0));
       }
     });
+    if (peers.isEmpty()) {
+      throw new StartupException(CANNOT_FETCH); // etcd's too: no other member to ask
+    }
     Map<String, Object> probeSettings = new java.util.LinkedHashMap<>(PeerConfig.transport(config, self.get(0)));
     probeSettings.putAll(Map.of(
         "akka.actor.provider", "remote",
@@ -95,7 +102,8 @@ final class ClusterJoin {
           }
         }
       }
-      throw new IllegalStateException("no member of --initial-cluster answered within a minute; cannot join");
+      log.error("no member of --initial-cluster answered within a minute; cannot join");
+      throw new StartupException(CANNOT_FETCH);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new IllegalStateException(e);

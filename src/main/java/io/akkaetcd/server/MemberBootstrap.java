@@ -137,7 +137,11 @@ final class MemberBootstrap {
     EtcdRestoredDataDir.adoptIfPresent(memberDir);
     // A member joining a running cluster learns it from its peers the first time; afterwards its
     // data directory holds the membership it applied, whatever the flags say.
-    boolean joining = config.initialClusterState().equals("existing") && !Files.exists(memberDir.resolve("identity"));
+    boolean fresh = !Files.exists(memberDir.resolve("identity"));
+    if (fresh) {
+      AdvertisedPeerUrls.checkMatchesCluster(config); // etcd checks it without a WAL only
+    }
+    boolean joining = config.initialClusterState().equals("existing") && fresh;
     ClusterMembers bootstrap = joining ? ClusterJoin.fetch(config, settings) : config.bootstrapMembers();
     Membership membership = Membership.load(memberDir, MemberIdentity.loadOrRecord(memberDir, bootstrap));
     ClusterMembers members = membership.current();

@@ -170,6 +170,45 @@ class OperatorErrorsTest {
         "cannot listen on TLS for 127.0.0.1:" + port + ": KeyFile and CertFile are not presented");
   }
 
+  // ---- peer URLs on a first start: etcd's line, exit 1 (both leave the data directory made) ----
+
+  /** The last line's message of Main and of real etcd given {@code flags}: both must exit 1. */
+  private String sameFatalMessageAsEtcd(java.util.function.Function<Path, List<String>> flagsFor) throws Exception {
+    List<String> messages = new ArrayList<>();
+    for (boolean etcd : new boolean[] {false, true}) {
+      Path dataDir = tmp.resolve((etcd ? "etcd" : "akka-etcd") + "-" + Ports.free());
+      List<String> lines = start(etcd, flagsFor.apply(dataDir)).exitLines(1);
+      String last = lines.get(lines.size() - 1);
+      assertFalse(lines.stream().anyMatch(l -> l.startsWith("\tat ")), "no stack trace: " + lines);
+      messages.add(last.substring(last.indexOf("etcdmain") + (etcd ? "etcdmain: " : "etcdmain ").length()));
+    }
+    assertEquals(messages.get(1), messages.get(0), "the same message as etcd 3.4");
+    return messages.get(0);
+  }
+
+  @Test
+  void advertisedPeerUrlNotTheOneInInitialCluster() throws Exception {
+    String client = http(Ports.free());
+    String peer = http(Ports.free());
+    String other = http(Ports.free());
+    String message = sameFatalMessageAsEtcd(dir -> List.of("--name", "m1", "--data-dir", dir.toString(),
+        "--listen-client-urls", client, "--advertise-client-urls", client, "--listen-peer-urls", peer,
+        "--initial-advertise-peer-urls", peer, "--initial-cluster", "m1=" + other));
+    assertEquals("--initial-cluster has m1=" + other + " but missing from --initial-advertise-peer-urls=" + peer
+        + " (resolved urls: \"" + peer + "\" != \"" + other + "\")", message);
+  }
+
+  @Test
+  void joiningAClusterOfItselfAlone() throws Exception {
+    String client = http(Ports.free());
+    String peer = http(Ports.free());
+    String message = sameFatalMessageAsEtcd(dir -> List.of("--name", "m1", "--data-dir", dir.toString(),
+        "--listen-client-urls", client, "--advertise-client-urls", client, "--listen-peer-urls", peer,
+        "--initial-advertise-peer-urls", peer, "--initial-cluster", "m1=" + peer, "--initial-cluster-state", "existing"));
+    assertEquals("cannot fetch cluster info from peer urls: could not retrieve cluster information from the given URLs",
+        message);
+  }
+
   // ---- damaged data directories: one line naming the file, what is wrong, what to do ----
 
   private Path copyOfUsed() throws IOException {
