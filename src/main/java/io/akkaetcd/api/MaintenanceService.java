@@ -87,8 +87,9 @@ public final class MaintenanceService implements Maintenance {
   public CompletionStage<HashKVResponse> hashKV(HashKVRequest in) {
     return async(() -> {
       KvStore.HashResult h = member.store().hashKV(in.getRevision());
+      // etcd's header carries the current revision, whatever revision was hashed
       return HashKVResponse.newBuilder()
-          .setHeader(member.header(h.revision()))
+          .setHeader(member.header(Math.max(h.revision(), member.store().currentRevision())))
           .setHash(h.hash())
           .setCompactRevision(h.compactRevision())
           .build();

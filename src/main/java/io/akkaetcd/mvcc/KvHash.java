@@ -7,17 +7,78 @@ import org.iq80.leveldb.ReadOptions;
 import org.iq80.leveldb.Snapshot;
 
 /**
- * etcd's HashKV: a CRC-32C over every revision row in (compactRevision, rev], row keys without
- * their prefix byte, then values, in revision order. Members that applied the same entries and
- * compacted at the same revision agree. Runs on any thread, on a LevelDB snapshot.
+ * etcd's HashKV: a CRC-32C over the name of etcd's "key" bucket, then every revision row in
+ * (compactRevision, rev], row keys without their prefix byte, then values, in revision order. The
+ * rows are etcd's bytes, so the number is etcd's for the same history. Members that applied the
+ * same entries and compacted at the same revision agree. Runs on any thread, on a LevelDB snapshot.
  */
 final class KvHash {
+  /** etcd hashes its bucket's name first (mvcc kvstore hashByRev). */
+  private static final byte[] KEY_BUCKET = "key".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
   private final KvIndex index;
   private final Backend backend;
 
   KvHash(KvIndex index, Backend backend) {
     this.index = index;
     this.backend = backend;
+  }
+
+  /**
+   * A tombstone's value as etcd stores it, the key alone: this store keeps the deleting revision
+   * in it too (ApplyBatch), which etcd adds only to the delete's event.
+   */
+  private static byte[] etcdTombstone(byte[] value) {
+    return io.akkaetcd.proto.mvccpb.KeyValue.newBuilder().setKey(StoreLayout.parse(value).getKey()).build()
+        .toByteArray();
+  }
+
+  /**
+   * etcd's hashByRev over this store's rows: the bucket name, then the rows at or below the
+   * compaction that a compaction at {@code at} would keep (kvindex.Keep: each key's live version
+   * at {@code at}), then every row in (compacted, at], in revision order. etcd takes every row at
+   * or below the compaction instead when that keep set is empty (no key live at {@code at}), which
+   * is known only at the end: both sums are kept until then.
+   */
+  private int etcdHash(ReadOptions options, long compacted, long at) {
+    CRC32C kept = new CRC32C();
+    CRC32C all = new CRC32C();
+    kept.update(KEY_BUCKET);
+    all.update(KEY_BUCKET);
+    boolean[] anyLive = {false};
+    if (compacted > 0) {
+      backend.scanRevisions(options, 0, compacted, (k, value) -> {
+        boolean tombstone = Revision.isTombstone(k, 1);
+        byte[] v = tombstone ? etcdTombstone(value) : value;
+        all.update(k, 1, k.length - 1);
+        all.update(v);
+        if (!tombstone && keptAt(at, Revision.fromBytes(k, 1), value)) {
+          anyLive[0] = true;
+          kept.update(k, 1, k.length - 1);
+          kept.update(v);
+        }
+      });
+    }
+    backend.scanRevisions(options, compacted + 1, at, (k, value) -> {
+      boolean tombstone = Revision.isTombstone(k, 1);
+      byte[] v = tombstone ? etcdTombstone(value) : value;
+      kept.update(k, 1, k.length - 1);
+      kept.update(v);
+      if (compacted > 0) {
+        all.update(k, 1, k.length - 1);
+        all.update(v);
+        if (!anyLive[0] && !tombstone && keptAt(at, Revision.fromBytes(k, 1), value)) {
+          anyLive[0] = true;
+        }
+      }
+    });
+    return (int) (compacted > 0 && !anyLive[0] ? all : kept).getValue();
+  }
+
+  /** Whether the row at {@code rev} is still its key's live version at {@code at}. */
+  private boolean keptAt(long at, Revision rev, byte[] value) {
+    KeyIndex history = index.get(StoreLayout.parse(value).getKey().toByteArray());
+    KeyIndex.Version live = history == null ? null : history.live(at);
+    return live != null && live.revision().equals(rev);
   }
 
   /** {@link KvStore#hashKV}. */
@@ -33,7 +94,8 @@ final class KvHash {
     }
     while (true) {
       long compacted = index.compactRevision();
-      if (at < compacted) {
+      // etcd: a revision asked for at or below the compaction is compacted; 0 (current) never is
+      if (rev > 0 ? at <= compacted : at < compacted) {
         throw EtcdError.COMPACTED.exception();
       }
       Snapshot snapshot = backend.db().getSnapshot();
@@ -44,12 +106,7 @@ final class KvHash {
         if (index.compactRevision() != compacted) {
           continue;
         }
-        CRC32C crc = new CRC32C();
-        backend.scanRevisions(new ReadOptions().snapshot(snapshot), compacted + 1, at, (k, value) -> {
-          crc.update(k, 1, k.length - 1);
-          crc.update(value);
-        });
-        return new HashResult((int) crc.getValue(), compacted, at);
+        return new HashResult(etcdHash(new ReadOptions().snapshot(snapshot), compacted, at), compacted, at);
       } finally {
         Backend.closeQuietly(snapshot);
       }

@@ -74,6 +74,7 @@ class SnapshotMigrationTest {
     long lease;
     long revision;
     String expected;
+    String hashAtSnapshot;
     try (ServerProcess akka = ServerProcess.start(ServerProcess.Kind.AKKA_ETCD, List.of());
          Client client = client(akka)) {
       lease = dataset(client);
@@ -108,6 +109,7 @@ class SnapshotMigrationTest {
       // index and both compaction revisions; one lease, one member, the cluster version.
       assertEquals(6 + (revision - 8) + 3 + 1 + 1 + 1, jsonLong(status, "totalKey"), status);
       expected = kvs(Etcdctl.run(akka.endpoint(), "get", "", "--prefix", "--rev=" + revision, "-w", "json"));
+      hashAtSnapshot = hashKv(akka, revision);
     }
 
     try (ServerProcess etcd = ServerProcess.unstarted(ServerProcess.Kind.ETCD, List.of())) {
@@ -117,6 +119,8 @@ class SnapshotMigrationTest {
       Etcdctl.Result all = Etcdctl.run(etcd.endpoint(), "get", "", "--prefix", "-w", "json");
       assertEquals(revision, jsonLong(all.stdout(), "revision"), all.all());
       assertEquals(expected, kvs(all));
+      // the same rows, so etcd's HashKV of the restored member is akka-etcd's of that revision
+      assertEquals(hashAtSnapshot, hashKv(etcd, revision));
       assertTrue(expected.contains("\"lease\":" + lease), expected);
       String old = Etcdctl.run(etcd.endpoint(), "get", "a", "--rev=3", "-w", "json").stdout();
       assertTrue(old.contains("\"mod_revision\":3") && old.contains("\"version\":2"), old);
@@ -333,6 +337,13 @@ class SnapshotMigrationTest {
     assertTrue(p.waitFor(60, TimeUnit.SECONDS), "akka-etcd " + List.of(args) + " did not finish in 60 s");
     String stdout = Files.readString(out);
     return new Command(p.exitValue(), stdout, stdout + Files.readString(err));
+  }
+
+  /** HashKV's number at {@code revision}, as etcdctl prints it ("endpoint, hash"). */
+  private static String hashKv(ServerProcess member, long revision) {
+    Etcdctl.Result r = Etcdctl.run(member.endpoint(), "endpoint", "hashkv", "--rev=" + revision);
+    assertEquals(0, r.exit(), r.all());
+    return r.stdout().substring(r.stdout().indexOf(", ") + 2).trim();
   }
 
   private static void awaitWrites(AtomicInteger written, int atLeast) {
