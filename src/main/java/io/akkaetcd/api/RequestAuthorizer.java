@@ -8,6 +8,8 @@ import io.akkaetcd.apply.AuthApplier;
 import io.akkaetcd.apply.KvApplier;
 import io.akkaetcd.auth.AuthState;
 import io.akkaetcd.auth.RequestChecks;
+import io.akkaetcd.errors.EtcdException;
+import io.akkaetcd.errors.PlainError;
 import io.akkaetcd.lease.Lessor;
 import io.akkaetcd.proto.etcdserverpb.LeaseKeepAliveRequest;
 import io.akkaetcd.proto.etcdserverpb.LeaseTimeToLiveRequest;
@@ -30,10 +32,17 @@ import java.util.Set;
  * here, before its proposal; its top level again at apply).
  */
 final class RequestAuthorizer implements Authorizer {
-  /** The RPCs only root may make while auth is on (etcd 3.4). */
-  static final Set<String> ROOT_ONLY = Set.of(
+  /**
+   * The Maintenance RPCs only root may make while auth is on (etcd 3.4 and 3.5's
+   * authMaintenanceServer). Their refusal is the auth store's plain Go error, which grpc-go sends
+   * as Unknown: "auth: permission denied", not the "etcdserver: permission denied" of other RPCs.
+   */
+  static final Set<String> MAINTENANCE_ROOT_ONLY = Set.of(
       Methods.of("etcdserverpb.Maintenance", "Defragment"), Methods.of("etcdserverpb.Maintenance", "Snapshot"),
-      Methods.of("etcdserverpb.Maintenance", "Hash"), Methods.of("etcdserverpb.Maintenance", "HashKV"),
+      Methods.of("etcdserverpb.Maintenance", "Hash"), Methods.of("etcdserverpb.Maintenance", "HashKV"));
+
+  /** The other RPCs only root may make while auth is on (etcd 3.4), refused with etcd's gRPC errors. */
+  static final Set<String> ROOT_ONLY = Set.of(
       Methods.of("etcdserverpb.Cluster", "MemberAdd"), Methods.of("etcdserverpb.Cluster", "MemberRemove"),
       Methods.of("etcdserverpb.Cluster", "MemberUpdate"), Methods.of("etcdserverpb.Cluster", "MemberPromote"));
 
@@ -69,6 +78,12 @@ final class RequestAuthorizer implements Authorizer {
       RequestChecks.txn(state, call.authInfo(), t);
     } else if (ROOT_ONLY.contains(call.method())) {
       state.checkAdmin(call.authInfo());
+    } else if (MAINTENANCE_ROOT_ONLY.contains(call.method())) {
+      try {
+        state.checkAdmin(call.authInfo());
+      } catch (EtcdException e) {
+        throw new PlainError(e.error().text().replaceFirst("^etcdserver: ", "auth: "));
+      }
     } else if (strict) {
       authorizeStrict(state, call, request);
     }
