@@ -134,17 +134,27 @@ public final class ClientRouter implements Function<HttpRequest, CompletionStage
   private HttpResponse http(String path, HttpRequest req) {
     return switch (path) {
       case "/metrics" -> metrics == null ? notFound() : metrics();
-      case "/version" -> HttpResponse.create().withEntity(HttpEntities.create(ContentTypes.APPLICATION_JSON,
-          "{\"etcdserver\":\"" + member.serverVersion() + "\",\"etcdcluster\":\"" + member.clusterVersion() + "\"}"));
+      // etcd's serveVersion takes GET only (allowMethod)
+      case "/version" -> !req.method().equals(akka.http.javadsl.model.HttpMethods.GET) ? methodNotAllowed("GET")
+          : HttpResponse.create().withEntity(HttpEntities.create(ContentTypes.APPLICATION_JSON,
+              "{\"etcdserver\":\"" + member.serverVersion() + "\",\"etcdcluster\":\"" + member.clusterVersion() + "\"}"));
       default -> notFound();
     };
+  }
+
+  /** etcd's allowMethod: 405 with the method allowed, as http.Error writes it. */
+  private static HttpResponse methodNotAllowed(String allowed) {
+    return HttpResponse.create().withStatus(StatusCodes.METHOD_NOT_ALLOWED)
+        .addHeader(RawHeader.create("Allow", allowed))
+        .addHeader(RawHeader.create("X-Content-Type-Options", "nosniff"))
+        .withEntity(HttpEntities.create(GoContentTypes.TEXT_PLAIN, "Method Not Allowed\n"));
   }
 
   /** Go's http.NotFound, with the header http.Error adds. */
   private static HttpResponse notFound() {
     return HttpResponse.create().withStatus(StatusCodes.NOT_FOUND)
         .addHeader(RawHeader.create("X-Content-Type-Options", "nosniff"))
-        .withEntity(HttpEntities.create(ContentTypes.TEXT_PLAIN_UTF8, "404 page not found\n"));
+        .withEntity(HttpEntities.create(GoContentTypes.TEXT_PLAIN, "404 page not found\n"));
   }
 
   /** etcd's /metrics (promhttp): every method, text format 0.0.4. */
@@ -156,11 +166,10 @@ public final class ClientRouter implements Function<HttpRequest, CompletionStage
     List<HttpHeader> headers = answer.headers().entrySet().stream()
         .map(h -> (HttpHeader) RawHeader.create(h.getKey(), h.getValue())).toList();
     return HttpResponse.create().withStatus(answer.status()).addHeaders(headers)
-        .withEntity(HttpEntities.create(ContentTypes.TEXT_PLAIN_UTF8, answer.body()));
+        .withEntity(HttpEntities.create(GoContentTypes.TEXT_PLAIN, answer.body()));
   }
 
-  private static final akka.http.javadsl.model.ContentType METRICS_TYPE = akka.http.javadsl.model.ContentTypes
-      .parse(EtcdMetrics.CONTENT_TYPE);
+  private static final akka.http.javadsl.model.ContentType METRICS_TYPE = GoContentTypes.PROMETHEUS_TEXT;
 
   private static boolean isGrpc(HttpRequest req) {
     return req.entity().getContentType().mediaType().toString().startsWith("application/grpc");

@@ -253,6 +253,6 @@ public final class JsonGateway implements Function<HttpRequest, CompletionStage<
   private CompletionStage<HttpResponse> plain(HttpRequest req, int status, String text) {
     return req.discardEntityBytes(materializer).completionStage().thenApply(done -> HttpResponse.create()
         .withStatus(status).addHeader(RawHeader.create("X-Content-Type-Options", "nosniff"))
-        .withEntity(HttpEntities.create(ContentTypes.TEXT_PLAIN_UTF8, text)));
+        .withEntity(HttpEntities.create(io.akkaetcd.api.GoContentTypes.TEXT_PLAIN, text)));
   }
 }

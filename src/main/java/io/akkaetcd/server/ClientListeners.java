@@ -186,6 +186,6 @@ final class ClientListeners {
   private static HttpResponse notFound(HttpRequest req, Materializer mat) {
     req.discardEntityBytes(mat);
     return HttpResponse.create().withStatus(StatusCodes.NOT_FOUND)
-        .withEntity(HttpEntities.create(ContentTypes.TEXT_PLAIN_UTF8, "404 page not found\n"));
+        .withEntity(HttpEntities.create(io.akkaetcd.api.GoContentTypes.TEXT_PLAIN, "404 page not found\n"));
   }
 }
