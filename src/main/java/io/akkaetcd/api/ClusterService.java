@@ -36,8 +36,14 @@ public final class ClusterService implements Cluster {
     MemberListResponse.Builder b = MemberListResponse.newBuilder()
         // etcd answers membership calls with a header that carries no revision.
         .setHeader(member.header(0));
-    member.members().members().forEach(m -> b.addMembers(toProto(m)));
+    byId(member.members()).forEach(m -> b.addMembers(toProto(m)));
     return CompletableFuture.completedFuture(b.build());
+  }
+
+  /** The members as etcd lists them in every answer: by id, unsigned (membership's MembersByID). */
+  private static List<ClusterMembers.Member> byId(ClusterMembers members) {
+    return members.members().stream()
+        .sorted((a, b) -> Long.compareUnsigned(a.id().value(), b.id().value())).toList();
   }
 
   private Member toProto(ClusterMembers.Member m) {
@@ -57,7 +63,7 @@ public final class ClusterService implements Cluster {
     }
     return EtcdFailures.guarded(() -> member.addMember(urls, in.getIsLearner()).thenApply(members -> {
       MemberAddResponse.Builder b = MemberAddResponse.newBuilder().setHeader(member.header(0));
-      members.members().forEach(m -> {
+      byId(members).forEach(m -> {
         Member p = toProto(m);
         b.addMembers(p);
         if (m.peerUrls().equals(urls)) {
@@ -72,7 +78,7 @@ public final class ClusterService implements Cluster {
   public CompletionStage<MemberRemoveResponse> memberRemove(MemberRemoveRequest in) {
     return EtcdFailures.guarded(() -> member.removeMember(in.getID()).thenApply(members -> {
       MemberRemoveResponse.Builder b = MemberRemoveResponse.newBuilder().setHeader(member.header(0));
-      members.members().forEach(m -> b.addMembers(toProto(m)));
+      byId(members).forEach(m -> b.addMembers(toProto(m)));
       return b.build();
     }));
   }
@@ -87,7 +93,7 @@ public final class ClusterService implements Cluster {
     }
     return EtcdFailures.guarded(() -> member.updateMember(in.getID(), urls).thenApply(members -> {
       MemberUpdateResponse.Builder b = MemberUpdateResponse.newBuilder().setHeader(member.header(0));
-      members.members().forEach(m -> b.addMembers(toProto(m)));
+      byId(members).forEach(m -> b.addMembers(toProto(m)));
       return b.build();
     }));
   }
@@ -96,7 +102,7 @@ public final class ClusterService implements Cluster {
   public CompletionStage<MemberPromoteResponse> memberPromote(MemberPromoteRequest in) {
     return EtcdFailures.guarded(() -> member.promoteMember(in.getID()).thenApply(members -> {
       MemberPromoteResponse.Builder b = MemberPromoteResponse.newBuilder().setHeader(member.header(0));
-      members.members().forEach(m -> b.addMembers(toProto(m)));
+      byId(members).forEach(m -> b.addMembers(toProto(m)));
       return b.build();
     }));
   }

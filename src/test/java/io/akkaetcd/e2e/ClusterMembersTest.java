@@ -58,6 +58,13 @@ class ClusterMembersTest {
       for (ServerProcess m : four) {
         awaitListed(m, four);
       }
+      // etcd lists members by id (unsigned), whatever order they came in
+      List<Long> listed = Etcdctl.run(all, "member", "list").stdout().lines()
+          .map(l -> Long.parseUnsignedLong(l.substring(0, l.indexOf(',')), 16)).toList();
+      List<Long> byId = new java.util.ArrayList<>(listed);
+      byId.sort(Long::compareUnsigned);
+      assertEquals(byId, listed);
+      assertEquals(4, listed.size());
       // The strict check comes first: until every voter has heard m4 for 5 s, "unhealthy cluster".
       Etcdctl.Result dup = ServerProcess.reconfigure(all, "member", "add", "again", "--peer-urls=" + joiner.peerUrl());
       assertTrue(dup.stderr().contains("etcdserver: Peer URLs already exists"), dup.all());
