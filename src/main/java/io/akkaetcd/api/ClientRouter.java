@@ -135,19 +135,12 @@ public final class ClientRouter implements Function<HttpRequest, CompletionStage
     return switch (path) {
       case "/metrics" -> metrics == null ? notFound() : metrics();
       // etcd's serveVersion takes GET only (allowMethod)
-      case "/version" -> !req.method().equals(akka.http.javadsl.model.HttpMethods.GET) ? methodNotAllowed("GET")
+      case "/version" -> !req.method().equals(akka.http.javadsl.model.HttpMethods.GET)
+          ? health(HealthAnswer.methodNotAllowed())
           : HttpResponse.create().withEntity(HttpEntities.create(ContentTypes.APPLICATION_JSON,
               "{\"etcdserver\":\"" + member.serverVersion() + "\",\"etcdcluster\":\"" + member.clusterVersion() + "\"}"));
       default -> notFound();
     };
-  }
-
-  /** etcd's allowMethod: 405 with the method allowed, as http.Error writes it. */
-  private static HttpResponse methodNotAllowed(String allowed) {
-    return HttpResponse.create().withStatus(StatusCodes.METHOD_NOT_ALLOWED)
-        .addHeader(RawHeader.create("Allow", allowed))
-        .addHeader(RawHeader.create("X-Content-Type-Options", "nosniff"))
-        .withEntity(HttpEntities.create(GoContentTypes.TEXT_PLAIN, "Method Not Allowed\n"));
   }
 
   /** Go's http.NotFound, with the header http.Error adds. */
@@ -169,7 +162,7 @@ public final class ClientRouter implements Function<HttpRequest, CompletionStage
         .withEntity(HttpEntities.create(GoContentTypes.TEXT_PLAIN, answer.body()));
   }
 
-  private static final akka.http.javadsl.model.ContentType METRICS_TYPE = GoContentTypes.PROMETHEUS_TEXT;
+  private static final akka.http.javadsl.model.ContentType METRICS_TYPE = GoContentTypes.exactly(EtcdMetrics.CONTENT_TYPE);
 
   private static boolean isGrpc(HttpRequest req) {
     return req.entity().getContentType().mediaType().toString().startsWith("application/grpc");

@@ -89,7 +89,7 @@ public final class MaintenanceService implements Maintenance {
       KvStore.HashResult h = member.store().hashKV(in.getRevision());
       // etcd's header carries the current revision, whatever revision was hashed
       return HashKVResponse.newBuilder()
-          .setHeader(member.header(Math.max(h.revision(), member.store().currentRevision())))
+          .setHeader(member.header(member.store().currentRevision()))
           .setHash(h.hash())
           .setCompactRevision(h.compactRevision())
           .build();

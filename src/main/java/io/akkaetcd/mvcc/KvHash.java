@@ -24,15 +24,6 @@ final class KvHash {
   }
 
   /**
-   * A tombstone's value as etcd stores it, the key alone: this store keeps the deleting revision
-   * in it too (ApplyBatch), which etcd adds only to the delete's event.
-   */
-  private static byte[] etcdTombstone(byte[] value) {
-    return io.akkaetcd.proto.mvccpb.KeyValue.newBuilder().setKey(StoreLayout.parse(value).getKey()).build()
-        .toByteArray();
-  }
-
-  /**
    * etcd's hashByRev over this store's rows: the bucket name, then the rows at or below the
    * compaction that a compaction at {@code at} would keep (kvindex.Keep: each key's live version
    * at {@code at}), then every row in (compacted, at], in revision order. etcd takes every row at
@@ -47,31 +38,36 @@ final class KvHash {
     boolean[] anyLive = {false};
     if (compacted > 0) {
       backend.scanRevisions(options, 0, compacted, (k, value) -> {
-        boolean tombstone = Revision.isTombstone(k, 1);
-        byte[] v = tombstone ? etcdTombstone(value) : value;
-        all.update(k, 1, k.length - 1);
-        all.update(v);
-        if (!tombstone && keptAt(at, Revision.fromBytes(k, 1), value)) {
+        byte[] v = etcdValue(k, value);
+        update(all, k, v);
+        if (!Revision.isTombstone(k, 1) && keptAt(at, Revision.fromBytes(k, 1), value)) {
           anyLive[0] = true;
-          kept.update(k, 1, k.length - 1);
-          kept.update(v);
+          update(kept, k, v);
         }
       });
     }
     backend.scanRevisions(options, compacted + 1, at, (k, value) -> {
-      boolean tombstone = Revision.isTombstone(k, 1);
-      byte[] v = tombstone ? etcdTombstone(value) : value;
-      kept.update(k, 1, k.length - 1);
-      kept.update(v);
+      byte[] v = etcdValue(k, value);
+      update(kept, k, v);
       if (compacted > 0) {
-        all.update(k, 1, k.length - 1);
-        all.update(v);
-        if (!anyLive[0] && !tombstone && keptAt(at, Revision.fromBytes(k, 1), value)) {
+        update(all, k, v);
+        if (!anyLive[0] && !Revision.isTombstone(k, 1) && keptAt(at, Revision.fromBytes(k, 1), value)) {
           anyLive[0] = true;
         }
       }
     });
     return (int) (compacted > 0 && !anyLive[0] ? all : kept).getValue();
+  }
+
+  /** A row's value as etcd's bucket holds it. */
+  private static byte[] etcdValue(byte[] k, byte[] value) {
+    return Revision.isTombstone(k, 1) ? StoreLayout.etcdTombstoneValue(value, 0, value.length).toByteArray() : value;
+  }
+
+  /** A row into a sum: its key without the prefix byte, then its value. */
+  private static void update(CRC32C crc, byte[] k, byte[] v) {
+    crc.update(k, 1, k.length - 1);
+    crc.update(v);
   }
 
   /** Whether the row at {@code rev} is still its key's live version at {@code at}. */

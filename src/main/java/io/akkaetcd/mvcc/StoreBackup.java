@@ -3,7 +3,6 @@ package io.akkaetcd.mvcc;
 import com.google.protobuf.ByteString;
 import com.google.protobuf.UnsafeByteOperations;
 import io.akkaetcd.bbolt.EtcdExport;
-import io.akkaetcd.proto.mvccpb.KeyValue;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.ArrayList;
@@ -59,7 +58,7 @@ public final class StoreBackup implements KvStore.Backup {
       io.akkaetcd.mvcc.Revision r = io.akkaetcd.mvcc.Revision.fromBytes(b, k + 1);
       boolean tombstone = isTombstone(b, k, kn);
       sink.accept(tombstone
-          ? new Revision(r.main(), r.sub(), true, tombstoneValue(b, v, vn))
+          ? new Revision(r.main(), r.sub(), true, StoreLayout.etcdTombstoneValue(b, v, vn))
           : new Revision(r.main(), r.sub(), false, UnsafeByteOperations.unsafeWrap(b, v, vn)));
     });
   }
@@ -69,18 +68,13 @@ public final class StoreBackup implements KvStore.Backup {
   public void revisionSizes(SizeSink sink) throws IOException {
     scan(StoreLayout.REV, StoreBackup::isTombstone, (b, k, kn, v, vn) -> {
       boolean tombstone = isTombstone(b, k, kn);
-      sink.accept(tombstone, tombstone ? tombstoneValue(b, v, vn).size() : vn);
+      sink.accept(tombstone, tombstone ? StoreLayout.etcdTombstoneValue(b, v, vn).size() : vn);
     });
   }
 
   /** A revision row's key is its prefix byte, then the revision. */
   private static boolean isTombstone(byte[] b, int keyOffset, int keyLength) {
     return io.akkaetcd.mvcc.Revision.isTombstone(b, keyOffset + 1, keyOffset + keyLength);
-  }
-
-  /** etcd's tombstone row: a KeyValue holding only the deleted key. */
-  private static ByteString tombstoneValue(byte[] b, int offset, int length) {
-    return KeyValue.newBuilder().setKey(StoreLayout.parse(b, offset, length).getKey()).build().toByteString();
   }
 
   @Override

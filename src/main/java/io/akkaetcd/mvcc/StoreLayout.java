@@ -95,6 +95,14 @@ final class StoreLayout {
   }
 
   /** A revision row's value at {@code offset} of {@code b}. */
+  /**
+   * A tombstone row's value as etcd stores it, a KeyValue of the deleted key alone: this store's
+   * own also holds the deleting revision (ApplyBatch), which etcd adds only to the delete's event.
+   */
+  static com.google.protobuf.ByteString etcdTombstoneValue(byte[] b, int offset, int length) {
+    return KeyValue.newBuilder().setKey(parse(b, offset, length).getKey()).build().toByteString();
+  }
+
   static KeyValue parse(byte[] b, int offset, int length) {
     try {
       return KeyValue.parser().parseFrom(b, offset, length);

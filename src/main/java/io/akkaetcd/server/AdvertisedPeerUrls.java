@@ -1,10 +1,10 @@
 package io.akkaetcd.server;
 
 import io.akkaetcd.errors.StartupException;
+import io.akkaetcd.tls.GoHostnames;
 import java.net.InetAddress;
 import java.net.URI;
 import java.net.UnknownHostException;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.stream.Collectors;
 
@@ -37,8 +37,8 @@ final class AdvertisedPeerUrls {
     if (a.size() != b.size()) {
       return "len(" + goQuoted(a) + ") != len(" + goQuoted(b) + ")";
     }
-    List<String> ra = sorted(a.stream().map(AdvertisedPeerUrls::resolved).map(URI::create).toList());
-    List<String> rb = sorted(b.stream().map(AdvertisedPeerUrls::resolved).map(URI::create).toList());
+    List<String> ra = a.stream().map(AdvertisedPeerUrls::resolved).sorted().toList();
+    List<String> rb = b.stream().map(AdvertisedPeerUrls::resolved).sorted().toList();
     for (int i = 0; i < ra.size(); i++) {
       if (!ra.get(i).equals(rb.get(i))) {
         return "resolved urls: \"" + ra.get(i) + "\" != \"" + rb.get(i) + "\"";
@@ -51,7 +51,7 @@ final class AdvertisedPeerUrls {
   private static String resolved(String url) {
     URI u = URI.create(url);
     String host = u.getHost();
-    if (host == null || host.equals("localhost") || isIpLiteral(host)) {
+    if (host == null || host.equals("localhost") || GoHostnames.isIpLiteral(host)) {
       return url;
     }
     try {
@@ -64,14 +64,8 @@ final class AdvertisedPeerUrls {
     }
   }
 
-  private static boolean isIpLiteral(String host) {
-    return host.startsWith("[") || host.chars().allMatch(c -> Character.isDigit(c) || c == '.');
-  }
-
   private static List<String> sorted(List<URI> urls) {
-    List<String> s = new ArrayList<>(urls.stream().map(URI::toString).toList());
-    s.sort(null);
-    return s;
+    return urls.stream().map(URI::toString).sorted().toList();
   }
 
   /** Go's %q of a []string: ["a" "b"]. */

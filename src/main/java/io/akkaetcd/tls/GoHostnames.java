@@ -15,7 +15,7 @@ import java.util.regex.Pattern;
  * literal matches an IP SAN; a name matches a DNS SAN, case-insensitively, where "*." stands for
  * one whole leftmost label. The Common Name is not consulted (Go 1.15+).
  */
-final class GoHostnames {
+public final class GoHostnames {
   private GoHostnames() {}
 
   private static final Pattern IPV4 = Pattern.compile("\\d{1,3}(\\.\\d{1,3}){3}");
@@ -40,7 +40,8 @@ final class GoHostnames {
     return false;
   }
 
-  static boolean isIpLiteral(String h) {
+  /** An IPv4 or IPv6 address written out (no name to resolve), as Go's net.ParseIP sees one. */
+  public static boolean isIpLiteral(String h) {
     return h.contains(":") || IPV4.matcher(h).matches();
   }
 

@@ -21,7 +21,7 @@ public record HealthAnswer(int status, String body, Map<String, String> headers)
   }
 
   /** Any method but GET: 405 with Allow: GET, as etcd's handlers answer. */
-  static HealthAnswer methodNotAllowed() {
+  public static HealthAnswer methodNotAllowed() {
     return new HealthAnswer(405, "Method Not Allowed\n",
         Map.of("Allow", "GET", "X-Content-Type-Options", "nosniff"));
   }
